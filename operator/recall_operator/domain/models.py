@@ -1,0 +1,146 @@
+"""The shapes of the resources the domain reasons about.
+
+These mirror the CRDs in `crds/` (a unit test keeps the two in step). They are
+pydantic models so that a malformed dataset line or resource is refused with
+the field that is wrong, and they ignore fields they do not know: the CRDs may
+grow without breaking the domain.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Severity = Literal["critical", "high", "medium", "low"]
+ActionResult = Literal["succeeded", "failed", "partial"]
+Risk = Literal["low", "medium", "high", "critical"]
+Mode = Literal["novel", "advisory", "actionable"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+class Deployment(_Model):
+    id: str | None = None
+    revision: str | None = None
+    environment: str | None = None
+    minutes_since_deploy: float | None = Field(default=None, alias="minutesSinceDeploy", ge=0)
+
+
+class Action(_Model):
+    action: str
+    result: ActionResult
+
+
+class Resolution(_Model):
+    """A human-confirmed outcome: the only thing that writes memory."""
+
+    root_cause: str = Field(default="", alias="rootCause")
+    summary: str = ""
+    runbook: str | None = None
+    actions: tuple[Action, ...] = ()
+    confirmed_by: str = Field(default="", alias="confirmedBy")
+
+
+class IncidentSpec(_Model):
+    service: str = Field(min_length=1)
+    title: str = Field(min_length=1)
+    severity: Severity = "medium"
+    description: str = ""
+    symptoms: tuple[str, ...] = ()
+    error_signatures: tuple[str, ...] = Field(default=(), alias="errorSignatures")
+    deployment: Deployment | None = None
+    started_at: datetime | None = Field(default=None, alias="startedAt")
+    labels: dict[str, str] = Field(default_factory=dict)
+    parameters: dict[str, str] = Field(default_factory=dict)
+    resolution: Resolution | None = None
+
+
+class Incident(_Model):
+    name: str
+    spec: IncidentSpec
+    namespace: str = "default"
+
+
+class RunbookStep(_Model):
+    name: str
+    image: str
+    command: tuple[str, ...]
+    dry_run_command: tuple[str, ...] = Field(default=(), alias="dryRunCommand")
+    rollback_command: tuple[str, ...] = Field(default=(), alias="rollbackCommand")
+    risk: Risk = "medium"
+    blast_radius: str = Field(default="", alias="blastRadius")
+    estimated_seconds: int = Field(default=60, alias="estimatedSeconds", gt=0)
+    backoff_limit: int = Field(default=0, alias="backoffLimit", ge=0)
+
+
+class RunbookSpec(_Model):
+    title: str
+    services: tuple[str, ...] = ()
+    symptoms: tuple[str, ...] = ()
+    steps: tuple[RunbookStep, ...] = Field(min_length=1)
+
+
+class Runbook(_Model):
+    name: str
+    spec: RunbookSpec
+
+
+class RunbookRecord(_Model):
+    """A runbook's track record, counted from confirmed outcomes."""
+
+    times_executed: int = 0
+    times_succeeded: int = 0
+
+
+class MigrationSpec(_Model):
+    target_service: str = Field(alias="targetService", min_length=1)
+    migration_date: date | datetime = Field(alias="migrationDate")
+    old_arch: str = Field(default="", alias="oldArch")
+    new_arch: str = Field(default="", alias="newArch")
+    impacted_runbooks: tuple[str, ...] = Field(default=(), alias="impactedRunbooks")
+    impacted_fix_keywords: tuple[str, ...] = Field(default=(), alias="impactedFixKeywords")
+    confidence_deduction: int = Field(default=25, alias="confidenceDeduction", ge=0, le=100)
+
+
+class ArchitectureMigration(_Model):
+    name: str
+    spec: MigrationSpec
+    # When the operator learned of it; a migration applies from here on even
+    # when its migrationDate is only a day.
+    applied_at: datetime | None = None
+
+
+class Claim(_Model):
+    memory: str
+    claim: str
+
+
+class ContradictionResolution(_Model):
+    state: Literal["open", "reconciled"] = "open"
+    note: str = ""
+
+
+class ContradictionSpec(_Model):
+    topic: str
+    memories: tuple[str, ...] = Field(min_length=2)
+    claims: tuple[Claim, ...] = ()
+    resolution: ContradictionResolution = ContradictionResolution()
+
+
+class Contradiction(_Model):
+    name: str
+    spec: ContradictionSpec
+
+
+class EpisodicMemory(_Model):
+    """One past incident with its confirmed outcome, as memory holds it."""
+
+    incident: str
+    spec: IncidentSpec
+    resolution: Resolution
+    resolved_at: datetime
+    namespace: str = "default"

@@ -1,0 +1,70 @@
+"""The one interface every memory backend offers.
+
+Backends store and retrieve; they do not judge. Recall returns candidates and
+the domain scores them, so that the same scoring holds on every backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from recall_operator.domain.models import EpisodicMemory
+
+
+class MemoryUnavailable(Exception):
+    """The backend cannot be reached; callers degrade, and writes wait in the outbox."""
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    """What a new incident asks of memory."""
+
+    incident: str  # the asking incident: never returned as its own precedent
+    service: str
+    text: str  # the incident's own words: title, description, error signatures
+    symptoms: tuple[str, ...] = ()
+    neighbours: tuple[str, ...] = ()  # services adjacent in the topology
+    namespace: str | None = None  # None: every namespace
+    limit: int = 50
+
+
+class MemoryBackend(Protocol):
+    name: str
+
+    async def remember(self, memory: EpisodicMemory) -> None:
+        """Store a confirmed outcome. Idempotent: the same incident twice replaces, never duplicates."""
+
+    async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
+        """Candidates for the query (at most query.limit), the asking incident excluded."""
+
+    async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None: ...
+
+    async def count(self) -> int: ...
+
+    async def healthy(self) -> bool:
+        """True when the backend answers; never raises."""
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class MemorySettings:
+    backend: str = "embedded"  # or "hindsight"
+    path: str = "recall-memory.sqlite3"  # embedded store file
+    hindsight_url: str = "http://127.0.0.1:8888"
+    hindsight_bank: str = "recall-operator"
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def open_backend(settings: MemorySettings) -> MemoryBackend:
+    """The backend named in the settings; imported lazily so the embedded path needs no client."""
+    if settings.backend == "embedded":
+        from recall_operator.memory.embedded import EmbeddedMemory
+
+        return EmbeddedMemory(settings.path)
+    if settings.backend == "hindsight":
+        from recall_operator.memory.hindsight import HindsightMemory
+
+        return HindsightMemory(settings.hindsight_url, bank=settings.hindsight_bank)
+    raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")
