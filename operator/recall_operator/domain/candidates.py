@@ -1,0 +1,48 @@
+"""Which memories may count as evidence at all, and which are the same event twice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.similarity import ScoredMemory
+
+# Alertmanager re-sends a still-firing alert; a page with the same fingerprint
+# this close to an earlier one is the same event, not independent evidence.
+REPAGE_WINDOW = timedelta(minutes=15)
+
+
+def is_confirmed(memory: EpisodicMemory) -> bool:
+    """An outcome counts once a person confirmed it or recorded what was done."""
+    res = memory.resolution
+    return bool(res.confirmed_by or res.actions or res.runbook)
+
+
+def clean_candidates(incident: str, candidates: Sequence[EpisodicMemory]) -> list[EpisodicMemory]:
+    """Drop the asking incident itself and anything without a confirmed outcome."""
+    return [c for c in candidates if c.incident != incident and is_confirmed(c)]
+
+
+def fingerprint(memory: EpisodicMemory) -> str | None:
+    return memory.spec.labels.get("fingerprint")
+
+
+def is_repage(a: EpisodicMemory, b: EpisodicMemory, window: timedelta = REPAGE_WINDOW) -> bool:
+    fa, fb = fingerprint(a), fingerprint(b)
+    if not fa or fa != fb or a.spec.started_at is None or b.spec.started_at is None:
+        return False
+    return abs(a.spec.started_at - b.spec.started_at) <= window
+
+
+def merge_repages(scored: Sequence[ScoredMemory], window: timedelta = REPAGE_WINDOW) -> list[list[ScoredMemory]]:
+    """Group re-pages together, best first; each group is one piece of evidence."""
+    groups: list[list[ScoredMemory]] = []
+    for s in scored:
+        for group in groups:
+            if any(is_repage(s.memory, g.memory, window) for g in group):
+                group.append(s)
+                break
+        else:
+            groups.append([s])
+    return groups

@@ -1,0 +1,55 @@
+"""Choosing a runbook from the catalog when memory has nothing to say.
+
+A Runbook declares where it applies (`services`) and what it addresses
+(`symptoms`); that declaration is weaker evidence than a confirmed outcome,
+so a catalog choice is never more than advisory on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from recall_operator.domain.models import IncidentSpec, Runbook
+from recall_operator.domain.similarity import overlap
+from recall_operator.domain.text import tokens
+from recall_operator.domain.topology import Topology
+
+# Below this fit a runbook is not offered at all: service or symptoms alone do not make a fix.
+CATALOG_FIT_BAR = 0.45
+
+
+@dataclass(frozen=True)
+class CatalogFit:
+    runbook: str
+    fit: float  # 0..1
+    why: str
+
+
+def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> CatalogFit:
+    services = set(runbook.spec.services)
+    if spec.service in services:
+        service, where = 1.0, f"applies to {spec.service}"
+    elif services & topology.neighbours(spec.service):
+        service, where = 0.5, f"applies to a neighbour of {spec.service}"
+    else:
+        service, where = 0.0, f"does not list {spec.service} or its neighbours"
+    symptoms = overlap(spec.symptoms, runbook.spec.symptoms)
+    shared = sorted(set(spec.symptoms) & set(runbook.spec.symptoms))
+    # The title says what the runbook is for; incident text rarely names a fix, so this counts least.
+    title_words = set(tokens(runbook.spec.title))
+    words = set(tokens(f"{spec.title} {spec.description} {' '.join(spec.error_signatures)}"))
+    lexical = len(title_words & words) / len(title_words) if title_words else 0.0
+    fit = 0.45 * service + 0.45 * symptoms + 0.10 * lexical
+    why = f"{where}; symptoms shared: {', '.join(shared) or 'none'}"
+    return CatalogFit(runbook.name, round(fit, 3), why)
+
+
+def best_catalog_fit(
+    spec: IncidentSpec, catalog: Mapping[str, Runbook], topology: Topology, excluded: Iterable[str] = ()
+) -> CatalogFit | None:
+    """The best-fitting runbook above the bar, skipping the excluded ones (stale, failed here)."""
+    skip = set(excluded)
+    fits = [catalog_fit(spec, rb, topology) for name, rb in sorted(catalog.items()) if name not in skip]
+    fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR]
+    return max(fits, key=lambda f: f.fit, default=None)

@@ -1,0 +1,114 @@
+"""Incident DNA: eight dimensions, each 0..1, each with the reason it has its value.
+
+DNA is a coarse fingerprint of an incident's shape, independent of its words:
+two incidents can read differently and still share a shape. It feeds the
+smallest term of similarity and is shown to people in status.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from recall_operator.domain.models import IncidentSpec
+from recall_operator.domain.text import tokens
+from recall_operator.domain.topology import Topology
+
+DIMENSIONS = (
+    "symptoms",
+    "errorSeverity",
+    "serviceDepth",
+    "deployProximity",
+    "blastRadius",
+    "configurationDrift",
+    "networkPressure",
+    "resolutionComplexity",
+)
+
+_SEVERITY = {"critical": 1.0, "high": 0.75, "medium": 0.5, "low": 0.25}
+# Words that say a change of configuration or version is in play.
+_DRIFT_WORDS = frozenset(
+    "config configuration configmap flag setting settings policy version upgrade upgraded "
+    "migration migrated schema release rollout changed change template rotation rotated".split()
+)
+# Words that say the network or a dependency is under pressure.
+_NETWORK_WORDS = frozenset(
+    "timeout timeouts timed latency connection connections refused reset dns 5xx 502 503 504 "
+    "429 throttling throttled rate-limit upstream retries retry saturation queue backlog".split()
+)
+# Half-life of deploy proximity: a deploy two hours old is half as suspicious as one just made.
+DEPLOY_HALF_LIFE_MINUTES = 120.0
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    value: float
+    reason: str
+
+
+def incident_dna(spec: IncidentSpec, topology: Topology) -> list[Dimension]:
+    words = tokens(f"{spec.title} {spec.description} {' '.join(spec.error_signatures)} {' '.join(spec.symptoms)}")
+    n_services = max(len(topology.depends_on), 1)
+    max_depth = max((topology.depth(s) for s in topology.depends_on), default=0) or 1
+    depth = topology.depth(spec.service)
+    upstream = _transitive_callers(topology, spec.service)
+    drift = sorted({w for w in words if w in _DRIFT_WORDS})
+    pressure = sorted({w for w in words if w in _NETWORK_WORDS})
+    deploy = spec.deployment
+    minutes = deploy.minutes_since_deploy if deploy else None
+    actions = len(spec.resolution.actions) if spec.resolution else None
+
+    return [
+        Dimension("symptoms", min(len(spec.symptoms) / 5, 1.0), f"{len(spec.symptoms)} symptom tags (5 or more is 1.0)"),
+        Dimension("errorSeverity", _SEVERITY[spec.severity], f"severity {spec.severity}"),
+        Dimension(
+            "serviceDepth",
+            1 - depth / max_depth if spec.service in topology.depends_on else 0.5,
+            f"{spec.service} has {depth} levels of dependencies below it"
+            if spec.service in topology.depends_on
+            else f"{spec.service} is not in the topology",
+        ),
+        Dimension(
+            "deployProximity",
+            0.0 if minutes is None else round(math.pow(0.5, minutes / DEPLOY_HALF_LIFE_MINUTES), 3),
+            "no recent deploy recorded" if minutes is None else f"last deploy {minutes:g} minutes before the page",
+        ),
+        Dimension(
+            "blastRadius",
+            round(len(upstream) / n_services, 3),
+            f"{len(upstream)} of {n_services} services depend on {spec.service}",
+        ),
+        Dimension(
+            "configurationDrift",
+            min(len(drift) / 3, 1.0),
+            f"change words: {', '.join(drift)}" if drift else "no change words in the incident text",
+        ),
+        Dimension(
+            "networkPressure",
+            min(len(pressure) / 3, 1.0),
+            f"pressure words: {', '.join(pressure)}" if pressure else "no pressure words in the incident text",
+        ),
+        Dimension(
+            "resolutionComplexity",
+            0.5 if actions is None else min(actions / 4, 1.0),
+            "not yet resolved: assumed middling" if actions is None else f"{actions} actions to resolve",
+        ),
+    ]
+
+
+def dna_similarity(a: list[Dimension], b: list[Dimension]) -> float:
+    """1 - mean absolute difference over the dimensions known before resolution."""
+    pairs = [(x.value, y.value) for x, y in zip(a, b) if x.name != "resolutionComplexity"]
+    return 1 - sum(abs(x - y) for x, y in pairs) / len(pairs)
+
+
+def _transitive_callers(topology: Topology, service: str) -> set[str]:
+    seen: set[str] = set()
+    frontier = [service]
+    while frontier:
+        for caller in topology.callers(frontier.pop()):
+            if caller not in seen and caller != service:
+                seen.add(caller)
+                frontier.append(caller)
+    return seen

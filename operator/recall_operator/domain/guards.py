@@ -1,0 +1,124 @@
+"""Guards: reasons a remembered fix loses authority here and now.
+
+A migration makes a memory stale (it stays, its fix counts for less); an open
+contradiction makes the recommendation advisory; a fix that already failed
+under the same conditions is never actionable. Each guard is a small pure
+function that says what it found and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+
+from recall_operator.domain.consolidation import runbook_outcome
+from recall_operator.domain.models import ArchitectureMigration, Contradiction, EpisodicMemory
+from recall_operator.domain.topology import Topology
+
+# However stale, a memory keeps this much actionability: it still tells what was seen.
+STALE_FLOOR = 15
+
+
+def migration_time(migration: ArchitectureMigration) -> datetime:
+    """When a migration took effect: the moment it was applied, else the start of its date."""
+    if migration.applied_at is not None:
+        return migration.applied_at
+    when = migration.spec.migration_date
+    if isinstance(when, datetime):
+        return when if when.tzinfo else when.replace(tzinfo=UTC)
+    assert isinstance(when, date)
+    return datetime.combine(when, time.min, tzinfo=UTC)
+
+
+def in_effect(migrations: Iterable[ArchitectureMigration], now: datetime) -> list[ArchitectureMigration]:
+    return [m for m in migrations if migration_time(m) <= now]
+
+
+@dataclass(frozen=True)
+class Staleness:
+    migration: str
+    old_arch: str
+    new_arch: str
+    deduction: int
+    why: str
+
+
+def memory_staleness(
+    memory: EpisodicMemory, migrations: Sequence[ArchitectureMigration], topology: Topology, now: datetime
+) -> Staleness | None:
+    """The migration that made this memory's fix stale, if any.
+
+    A memory is stale when it was resolved before a migration in effect now,
+    and its fix touched what changed: a runbook the migration names, a fix
+    phrase it lists, or the migrated service itself or one next to it.
+    """
+    fix_text = " ".join(
+        [memory.resolution.summary, *(a.action for a in memory.resolution.actions)]
+    ).lower()
+    for m in in_effect(migrations, now):
+        if memory.resolved_at >= migration_time(m):
+            continue
+        spec = m.spec
+        used = [rb for rb in spec.impacted_runbooks if runbook_outcome(memory.resolution, rb) is not None]
+        phrases = [k for k in spec.impacted_fix_keywords if k.lower() in fix_text]
+        related = topology.relation(memory.spec.service, spec.target_service) != "unrelated"
+        if used or phrases or (related and memory.resolution.runbook in spec.impacted_runbooks):
+            what = f"runbook {', '.join(used)}" if used else f"fix '{phrases[0]}'" if phrases else "its fix"
+            return Staleness(
+                migration=m.name,
+                old_arch=spec.old_arch,
+                new_arch=spec.new_arch,
+                deduction=spec.confidence_deduction,
+                why=f"{memory.incident} used {what} on {spec.old_arch or 'the old architecture'}, "
+                f"before migration {m.name}",
+            )
+    return None
+
+
+def stale_runbooks(migrations: Sequence[ArchitectureMigration], now: datetime) -> dict[str, str]:
+    """Runbook -> the migration in effect that made it stale."""
+    out: dict[str, str] = {}
+    for m in in_effect(migrations, now):
+        for rb in m.spec.impacted_runbooks:
+            out.setdefault(rb, m.name)
+    return out
+
+
+def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str]) -> dict[str, str]:
+    """Runbook -> the precedent in which its most recent attempt failed.
+
+    Similar precedents are "the same conditions". A runbook that failed and
+    later worked under the same conditions is not held against it; one whose
+    last attempt failed is never actionable here. An action counts for a
+    runbook when its text names the runbook.
+    """
+    names = list(runbooks)
+    last: dict[str, tuple[str, str]] = {}
+    for memory in sorted(precedents, key=lambda m: m.resolved_at):
+        for rb in names:
+            result = runbook_outcome(memory.resolution, rb)
+            if result is not None:
+                last[rb] = (result, memory.incident)
+    return {rb: incident for rb, (result, incident) in last.items() if result == "failed"}
+
+
+def open_contradictions(
+    contradictions: Iterable[Contradiction], incidents: Iterable[str]
+) -> list[Contradiction]:
+    """Open contradictions that involve any of these incidents."""
+    names = set(incidents)
+    return [
+        c
+        for c in contradictions
+        if c.spec.resolution.state == "open" and names.intersection(c.spec.memories)
+    ]
+
+
+def reconciled_with(contradictions: Iterable[Contradiction], incidents: Iterable[str]) -> list[Contradiction]:
+    names = set(incidents)
+    return [
+        c
+        for c in contradictions
+        if c.spec.resolution.state == "reconciled" and names.intersection(c.spec.memories)
+    ]

@@ -1,0 +1,174 @@
+"""Similarity: does this incident look like that one? 0..100, with every term shown.
+
+Each term is normalised to 0..1 on a scale that does not depend on the size
+of the history, so that the novel-mode bar means the same on any platform:
+the lexical term divides a candidate's BM25 score by the score the query would
+get against itself, which turns it into "how much of what this incident says
+does that one say too".
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from recall_operator.domain.consolidation import win_rate
+from recall_operator.domain.dna import dna_similarity, incident_dna
+from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
+from recall_operator.domain.text import tokens
+from recall_operator.domain.topology import Topology
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each term counts; they add up to 1. Defaults are the design's."""
+
+    lexical: float = 0.35  # BM25 over the incident's words
+    service: float = 0.25  # same service, or adjacent in the topology
+    symptoms: float = 0.20  # shared symptom tags
+    signals: float = 0.10  # error signatures and deploy timing line up
+    runbook: float = 0.05  # the precedent's fix has a good track record
+    dna: float = 0.05  # the same shape (see dna.py)
+
+
+# BM25's usual constants; the normalisation makes the result insensitive to them.
+BM25_K1 = 1.2
+BM25_B = 0.75
+# A deploy this recent is "deploy-related" for alignment purposes.
+RECENT_DEPLOY_MINUTES = 240.0
+# The lexical ratio is the share of this incident's BM25 mass that a memory
+# also carries. Two reports of the same failure, written by different people,
+# share well under half of it (on both dev histories same-failure pairs have a
+# median near 0.25 and other pairs near 0.03), so sharing this much counts as
+# a full match rather than leaving the term squeezed into its bottom third.
+LEXICAL_SATURATION = 0.4
+# Failures travel along call edges: the service that pages is often the caller
+# of the one that broke, so a precedent next door is nearly as good as one on
+# the same service (on both dev histories a sixth to a fifth of recurrences
+# have precedents only on a neighbour).
+ADJACENT_SERVICE_CREDIT = 0.8
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Each term's 0..1 value; `points` turns them into the 0..100 similarity."""
+
+    lexical: float
+    service: float
+    symptoms: float
+    signals: float
+    runbook: float
+    dna: float
+
+    def points(self, weights: Weights) -> int:
+        total = sum(getattr(self, k) * w for k, w in asdict(weights).items())
+        return max(0, min(100, round(100 * total)))
+
+    def as_status(self, weights: Weights) -> dict[str, float]:
+        """Points each term contributed, as an engineer would check them."""
+        return {k: round(100 * getattr(self, k) * w, 1) for k, w in asdict(weights).items()}
+
+
+def incident_words(spec: IncidentSpec) -> list[str]:
+    """What an incident says, before anyone knows why: the words that a query and a memory share."""
+    return tokens(" ".join([spec.title, spec.description, *spec.error_signatures, *spec.symptoms]))
+
+
+class LexicalScorer:
+    """BM25 over a pool of candidate documents, normalised by the query's score on itself."""
+
+    def __init__(self, documents: Sequence[Sequence[str]]):
+        self.documents = [Counter(d) for d in documents]
+        self.lengths = [len(d) for d in documents]
+        self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
+        df: Counter[str] = Counter()
+        for doc in self.documents:
+            df.update(doc.keys())
+        n = len(self.documents)
+        # The always-positive IDF variant: a term in every document still counts a little.
+        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        self.unseen_idf = math.log(1 + (n + 0.5) / 0.5)
+
+    def _score(self, query: Counter[str], doc: Counter[str], length: int) -> float:
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (self.avg_length or 1.0))
+        score = 0.0
+        for term in query:
+            tf = doc.get(term, 0)
+            if tf:
+                score += self.idf.get(term, self.unseen_idf) * tf * (BM25_K1 + 1) / (tf + norm)
+        return score
+
+    def relevance(self, query: Sequence[str], index: int) -> float:
+        q = Counter(query)
+        best = self._score(q, q, len(query))
+        if best <= 0:
+            return 0.0
+        return min(1.0, self._score(q, self.documents[index], self.lengths[index]) / best / LEXICAL_SATURATION)
+
+
+def service_match(topology: Topology, incident_service: str, memory_service: str) -> float:
+    relation = topology.relation(incident_service, memory_service)
+    return {"exact": 1.0, "adjacent": ADJACENT_SERVICE_CREDIT, "unrelated": 0.0}[relation]
+
+
+def overlap(a: Sequence[str], b: Sequence[str]) -> float:
+    """Dice overlap of two tag sets: 1 when equal, 0 when disjoint or either is empty."""
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return 2 * len(sa & sb) / (len(sa) + len(sb))
+
+
+def signal_alignment(spec: IncidentSpec, memory: IncidentSpec) -> float:
+    """Error signatures share words, and both incidents are (or are not) close to a deploy."""
+    signatures = overlap(tokens(" ".join(spec.error_signatures)), tokens(" ".join(memory.error_signatures)))
+    a, b = _recent_deploy(spec), _recent_deploy(memory)
+    deploy = 0.5 if a is None or b is None else float(a == b)
+    return 0.7 * signatures + 0.3 * deploy
+
+
+def _recent_deploy(spec: IncidentSpec) -> bool | None:
+    if spec.deployment is None or spec.deployment.minutes_since_deploy is None:
+        return None
+    return spec.deployment.minutes_since_deploy <= RECENT_DEPLOY_MINUTES
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    memory: EpisodicMemory
+    similarity: int
+    breakdown: Breakdown
+
+
+def score_candidates(
+    spec: IncidentSpec,
+    candidates: Sequence[EpisodicMemory],
+    topology: Topology,
+    runbook_records: dict[str, RunbookRecord],
+    weights: Weights = Weights(),
+) -> list[ScoredMemory]:
+    """Every candidate with its similarity and breakdown, best first (ties: most recent first)."""
+    if not candidates:
+        return []
+    query = incident_words(spec)
+    lexical = LexicalScorer([incident_words(c.spec) for c in candidates])
+    dna = incident_dna(spec, topology)
+    scored = []
+    for i, c in enumerate(candidates):
+        runbook = c.resolution.runbook
+        breakdown = Breakdown(
+            lexical=lexical.relevance(query, i),
+            service=service_match(topology, spec.service, c.spec.service),
+            symptoms=overlap(spec.symptoms, c.spec.symptoms),
+            signals=signal_alignment(spec, c.spec),
+            # A manual fix has no track record to lend confidence.
+            runbook=win_rate(runbook_records.get(runbook, RunbookRecord())) if runbook else 0.0,
+            # DNA similarity of unrelated incidents is rarely below one half, so
+            # the term counts only what lies above that.
+            dna=max(0.0, 2 * dna_similarity(dna, incident_dna(c.spec, topology)) - 1),
+        )
+        scored.append(ScoredMemory(c, breakdown.points(weights), breakdown))
+    scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))
+    return scored

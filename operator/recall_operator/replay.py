@@ -1,0 +1,352 @@
+"""`recall replay`: feed an incident history through the decision chain, in time order, and score it.
+
+The format and the scores are fixed by the replay contract (replay-format.md).
+The answer key (`truth`) of an incident is read only after its recommendation
+is final, and an outcome is written to memory only when its line comes, that
+is after every incident before it has been scored: no row can see the future.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from recall_operator.domain.consolidation import count_runbook_outcomes
+from recall_operator.domain.models import (
+    ArchitectureMigration,
+    ContradictionSpec,
+    Contradiction,
+    EpisodicMemory,
+    Incident,
+    IncidentSpec,
+    MigrationSpec,
+    Resolution,
+    Runbook,
+    RunbookRecord,
+    RunbookSpec,
+)
+from recall_operator.domain.recommend import Assessment, Context, Settings, assess
+from recall_operator.domain.topology import Topology, TopologyError
+from recall_operator.memory.base import MemoryBackend, MemorySettings, RecallQuery, open_backend
+
+METRICS = (
+    "precedent_at_1",
+    "precedent_at_3",
+    "runbook_at_1",
+    "novel_precision",
+    "novel_recall",
+    "unsafe_actionable_rate",
+)
+
+
+class DatasetError(ValueError):
+    """A dataset line that cannot be replayed; the message names the line and the field."""
+
+
+class _Truth(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    precedents: list[str] = Field(default_factory=list)
+    runbook: str | None = None
+    novel: bool = False
+    unsafe_runbooks: list[str] = Field(default_factory=list, alias="unsafeRunbooks")
+
+
+@dataclass
+class Event:
+    line: int
+    at: datetime
+    type: str
+    raw: dict[str, Any]
+
+
+def read_events(path: Path) -> Iterator[Event]:
+    """Parse a dataset file; a bad line raises DatasetError naming the line and the field."""
+    previous: datetime | None = None
+    with path.open(encoding="utf-8") as f:
+        for number, text in enumerate(f, start=1):
+            text = text.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{number}: not valid JSON: {exc.msg} at column {exc.colno}") from exc
+            if not isinstance(raw, dict):
+                raise DatasetError(f"{path}:{number}: each line must be a JSON object")
+            kind = raw.get("type")
+            if kind not in ("apply", "incident", "outcome"):
+                raise DatasetError(f"{path}:{number}: field 'type' must be apply, incident or outcome, not {kind!r}")
+            try:
+                at = datetime.fromisoformat(str(raw["at"]).replace("Z", "+00:00"))
+            except KeyError:
+                raise DatasetError(f"{path}:{number}: field 'at' is missing") from None
+            except ValueError:
+                raise DatasetError(f"{path}:{number}: field 'at' is not an RFC 3339 time: {raw['at']!r}") from None
+            if at.tzinfo is None:
+                raise DatasetError(f"{path}:{number}: field 'at' must carry a time zone (UTC)")
+            if previous is not None and at < previous:
+                raise DatasetError(f"{path}:{number}: events must be sorted by 'at'; {raw['at']} comes after a later event")
+            previous = at
+            yield Event(number, at, kind, raw)
+
+
+def _field_error(path: Path, event: Event, prefix: str, exc: ValidationError) -> DatasetError:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in (prefix, *err["loc"]) if p != "")
+    return DatasetError(f"{path}:{event.line}: field '{where}': {err['msg']}")
+
+
+def _name(path: Path, event: Event, obj: dict[str, Any]) -> str:
+    name = (obj.get("metadata") or {}).get("name")
+    if not isinstance(name, str) or not name:
+        raise DatasetError(f"{path}:{event.line}: field 'object.metadata.name' is missing")
+    return name
+
+
+@dataclass
+class World:
+    """What the operator knows at a moment of the replay."""
+
+    topology: Topology = field(default_factory=Topology)
+    catalog: dict[str, Runbook] = field(default_factory=dict)
+    migrations: dict[str, ArchitectureMigration] = field(default_factory=dict)
+    contradictions: dict[str, Contradiction] = field(default_factory=dict)
+    resolutions: list[Resolution] = field(default_factory=list)
+    open_incidents: dict[str, Incident] = field(default_factory=dict)
+
+    def records(self) -> dict[str, RunbookRecord]:
+        return {name: count_runbook_outcomes(self.resolutions, name) for name in self.catalog}
+
+    def context(self, now: datetime) -> Context:
+        return Context(
+            now=now,
+            topology=self.topology,
+            catalog=self.catalog,
+            records=self.records(),
+            migrations=list(self.migrations.values()),
+            contradictions=list(self.contradictions.values()),
+        )
+
+
+@dataclass
+class Row:
+    incident: str
+    memory: str
+    assessment: Assessment
+    truth: _Truth
+
+    def as_json(self) -> dict[str, Any]:
+        rec = self.assessment.recommendation
+        return {
+            "incident": self.incident,
+            "memory": self.memory,
+            "mode": rec.mode,
+            "similarity": rec.similarity,
+            "actionability": rec.actionability,
+            "runbook": rec.runbook,
+            "matches": [m.incident for m in self.assessment.matches],
+        }
+
+
+def apply_object(world: World, path: Path, event: Event) -> None:
+    obj = event.raw.get("object")
+    if not isinstance(obj, dict):
+        raise DatasetError(f"{path}:{event.line}: field 'object' must be a manifest")
+    kind, name = obj.get("kind"), _name(path, event, obj)
+    spec = obj.get("spec") or {}
+    try:
+        if kind == "ConfigMap":
+            text = (obj.get("data") or {}).get("topology")
+            if text is None:
+                raise DatasetError(f"{path}:{event.line}: field 'object.data.topology' is missing")
+            world.topology = Topology.parse(text)
+        elif kind == "Runbook":
+            world.catalog[name] = Runbook(name=name, spec=RunbookSpec.model_validate(spec))
+        elif kind == "ArchitectureMigration":
+            world.migrations[name] = ArchitectureMigration(
+                name=name, spec=MigrationSpec.model_validate(spec), applied_at=event.at
+            )
+        elif kind == "Contradiction":
+            world.contradictions[name] = Contradiction(name=name, spec=ContradictionSpec.model_validate(spec))
+        else:
+            raise DatasetError(
+                f"{path}:{event.line}: field 'object.kind': {kind!r} cannot be applied "
+                "(Runbook, ArchitectureMigration, Contradiction or a topology ConfigMap)"
+            )
+    except ValidationError as exc:
+        raise _field_error(path, event, "object.spec", exc) from None
+    except TopologyError as exc:
+        raise DatasetError(f"{path}:{event.line}: field 'object.data.topology': {exc}") from None
+
+
+def recall_query(incident: Incident, topology: Topology) -> RecallQuery:
+    spec = incident.spec
+    return RecallQuery(
+        incident=incident.name,
+        service=spec.service,
+        text=" ".join([spec.title, spec.description, *spec.error_signatures]),
+        symptoms=spec.symptoms,
+        neighbours=tuple(sorted(topology.neighbours(spec.service))),
+        namespace=incident.namespace,
+    )
+
+
+async def replay_side(
+    path: Path, memory: MemoryBackend | None, settings: Settings = Settings()
+) -> list[Row]:
+    """One pass over the history. `memory=None` is the baseline: no episodic memory, no track records."""
+    world = World()
+    rows: list[Row] = []
+    label = "on" if memory is not None else "off"
+    for event in read_events(path):
+        if event.type == "apply":
+            apply_object(world, path, event)
+        elif event.type == "incident":
+            obj = event.raw.get("object")
+            if not isinstance(obj, dict):
+                raise DatasetError(f"{path}:{event.line}: field 'object' must be an Incident manifest")
+            name = _name(path, event, obj)
+            try:
+                incident = Incident(name=name, spec=IncidentSpec.model_validate(obj.get("spec") or {}))
+            except ValidationError as exc:
+                raise _field_error(path, event, "object.spec", exc) from None
+            world.open_incidents[name] = incident
+            candidates = await memory.recall(recall_query(incident, world.topology)) if memory else []
+            ctx = world.context(event.at)
+            if memory is None:
+                ctx = Context(now=ctx.now, topology=ctx.topology, catalog=ctx.catalog, records={},
+                              migrations=ctx.migrations, contradictions=ctx.contradictions)
+            assessment = assess(incident, candidates, ctx, settings)
+            # Only now, with the recommendation final, is the answer key read.
+            try:
+                truth = _Truth.model_validate(event.raw.get("truth") or {})
+            except ValidationError as exc:
+                raise _field_error(path, event, "truth", exc) from None
+            rows.append(Row(name, label, assessment, truth))
+        else:
+            name = event.raw.get("incident")
+            incident = world.open_incidents.pop(name, None) if isinstance(name, str) else None
+            if incident is None:
+                raise DatasetError(f"{path}:{event.line}: field 'incident': {name!r} is not an open incident of this dataset")
+            try:
+                resolution = Resolution.model_validate(event.raw.get("resolution") or {})
+            except ValidationError as exc:
+                raise _field_error(path, event, "resolution", exc) from None
+            if memory is not None:
+                world.resolutions.append(resolution)
+                await memory.remember(
+                    EpisodicMemory(incident=name, spec=incident.spec, resolution=resolution, resolved_at=event.at)
+                )
+    return rows
+
+
+def score(rows: list[Row]) -> dict[str, float]:
+    recurrences = [r for r in rows if not r.truth.novel]
+    def share(hits: int, total: int) -> float:
+        return round(hits / total, 4) if total else 0.0
+
+    def top(r: Row, k: int) -> bool:
+        return any(m.incident in r.truth.precedents for m in r.assessment.matches[:k])
+
+    predicted_novel = [r for r in rows if r.assessment.recommendation.mode == "novel"]
+    truly_novel = [r for r in rows if r.truth.novel]
+    unsafe = [
+        r for r in rows
+        if r.assessment.recommendation.mode == "actionable"
+        and r.assessment.recommendation.runbook in r.truth.unsafe_runbooks
+    ]
+    return {
+        "precedent_at_1": share(sum(top(r, 1) for r in recurrences), len(recurrences)),
+        "precedent_at_3": share(sum(top(r, 3) for r in recurrences), len(recurrences)),
+        "runbook_at_1": share(sum(r.assessment.recommendation.runbook == r.truth.runbook for r in rows), len(rows)),
+        "novel_precision": share(sum(r.truth.novel for r in predicted_novel), len(predicted_novel)),
+        "novel_recall": share(sum(r.assessment.recommendation.mode == "novel" for r in truly_novel), len(truly_novel)),
+        "unsafe_actionable_rate": share(len(unsafe), len(rows)),
+    }
+
+
+async def run_replay(
+    path: Path, sides: list[str], backend: str = "embedded", settings: Settings = Settings(),
+    hindsight_url: str | None = None,
+) -> dict[str, Any]:
+    result: dict[str, Any] = {"dataset": path.name}
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="recall-replay-") as tmp:
+        for side in sides:
+            memory = None
+            if side == "on":
+                ms = MemorySettings(backend=backend, path=str(Path(tmp) / "memory.sqlite3"))
+                if hindsight_url:
+                    ms.hindsight_url = hindsight_url
+                    ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
+                memory = open_backend(ms)
+            try:
+                side_rows = await replay_side(path, memory, settings)
+            finally:
+                if memory is not None:
+                    await memory.close()
+            result["incidents"] = len(side_rows)
+            result[side] = score(side_rows)
+            rows.extend(side_rows)
+    if "on" in result and "off" in result:
+        result["lift"] = {k: round(result["on"][k] - result["off"][k], 4) for k in METRICS}
+    result["_rows"] = rows
+    return result
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replay", help="score the operator's recommendations on an incident history")
+    p.add_argument("dataset", type=Path, help="a replay dataset (JSONL, see replay-format.md)")
+    p.add_argument("--memory", choices=["on", "off", "both"], default="both")
+    p.add_argument("--backend", choices=["embedded", "hindsight"], default="embedded")
+    p.add_argument("--hindsight-url", default=None, help="Hindsight server for --backend hindsight")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--per-incident", action="store_true", help="include a row per incident")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    if not args.dataset.is_file():
+        print(f"recall replay: no such dataset file: {args.dataset}", file=sys.stderr)
+        return 2
+    sides = ["on", "off"] if args.memory == "both" else [args.memory]
+    started = time.perf_counter()
+    try:
+        result = asyncio.run(run_replay(args.dataset, sides, args.backend, hindsight_url=args.hindsight_url))
+    except DatasetError as exc:
+        print(f"recall replay: {exc}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - started
+    rows: list[Row] = result.pop("_rows")
+    if args.per_incident:
+        result["rows"] = [r.as_json() for r in rows]
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(_table(result, elapsed))
+    if args.per_incident:
+        for r in rows:
+            rec = r.assessment.recommendation
+            print(f"{r.incident:<14} {r.memory:<3} {rec.mode:<10} sim={rec.similarity:>3} act={rec.actionability:>3} "
+                  f"runbook={rec.runbook or '-'}  matches={','.join(m.incident for m in r.assessment.matches[:3])}")
+    return 0
+
+
+def _table(result: dict[str, Any], elapsed: float) -> str:
+    sides = [s for s in ("on", "off", "lift") if s in result]
+    lines = [f"{result['dataset']}: {result.get('incidents', 0)} incidents, replayed in {elapsed:.1f} s", ""]
+    lines.append(f"{'metric':<24}" + "".join(f"{'memory ' + s if s != 'lift' else 'lift':>14}" for s in sides))
+    for k in METRICS:
+        lines.append(f"{k:<24}" + "".join(f"{result[s][k]:>14.3f}" for s in sides))
+    return "\n".join(lines)
