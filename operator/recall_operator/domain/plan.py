@@ -1,0 +1,110 @@
+"""The plan: exactly what would run, and the hash an Approval binds to.
+
+Commands come only from Runbook steps, never from incident text. Runbook
+parameters reach containers as environment variables, and `$(NAME)` in a
+command is expanded by Kubernetes itself, never by a shell; so the plan holds
+the commands as written plus the values, and the hash covers both: a changed
+value is a changed plan that needs a new Approval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass
+
+from recall_operator.domain.models import IncidentSpec, Runbook
+
+# Parameter names as Kubernetes expands them in `$(NAME)`.
+_PARAM = re.compile(r"\$\(([A-Z][A-Z0-9_]*)\)")
+# Values may only be plain words: no shell can see them, but a person reads them in the plan.
+_SAFE_VALUE = re.compile(r"^[A-Za-z0-9._:/@=+,-]{0,253}$")
+
+
+class PlanError(ValueError):
+    """The plan cannot be built as asked (a parameter value is not allowed)."""
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    name: str
+    title: str
+    image: str
+    command: list[str]
+    dry_run_command: list[str]
+    rollback_command: list[str]
+    risk: str
+    blast_radius: str
+    estimated_seconds: int
+    backoff_limit: int
+
+    def as_status(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "image": self.image,
+            "command": self.command,
+            "dryRunCommand": self.dry_run_command,
+            "rollbackCommand": self.rollback_command,
+            "risk": self.risk,
+            "blastRadius": self.blast_radius,
+            "estimatedSeconds": self.estimated_seconds,
+            "backoffLimit": self.backoff_limit,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    runbook: str
+    steps: list[PlannedStep]
+    parameters: dict[str, str]  # env vars the steps' containers get
+    read_only: bool  # novel mode: only dry-run commands are offered
+    plan_hash: str
+
+
+def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
+    """The values the runbook's `$(NAME)` references get: SERVICE from the incident, the rest from spec.parameters."""
+    wanted = sorted(
+        {m for s in runbook.spec.steps for cmd in (s.command, s.dry_run_command, s.rollback_command) for arg in cmd for m in _PARAM.findall(arg)}
+    )
+    values = {"SERVICE": spec.service, "SEVERITY": spec.severity, **spec.parameters}
+    out: dict[str, str] = {}
+    for name in wanted:
+        value = values.get(name, "")
+        if not _SAFE_VALUE.match(value):
+            raise PlanError(f"parameter {name} has a value with characters a plan does not accept: {value!r}")
+        out[name] = value
+    return out
+
+
+def build_plan(spec: IncidentSpec, runbook: Runbook, read_only: bool = False) -> Plan:
+    params = parameters_for(spec, runbook)
+    steps = [
+        PlannedStep(
+            name=s.name,
+            title=s.name.replace("-", " "),
+            image=s.image,
+            # In a read-only plan the step's own command is its dry-run command.
+            command=list(s.dry_run_command if read_only else s.command),
+            dry_run_command=list(s.dry_run_command),
+            rollback_command=[] if read_only else list(s.rollback_command),
+            risk="low" if read_only else s.risk,
+            blast_radius="none (read-only)" if read_only else s.blast_radius,
+            estimated_seconds=s.estimated_seconds,
+            backoff_limit=s.backoff_limit,
+        )
+        for s in runbook.spec.steps
+        if not (read_only and not s.dry_run_command)
+    ]
+    return Plan(runbook.name, steps, params, read_only, plan_hash(runbook.name, steps, params))
+
+
+def plan_hash(runbook: str, steps: list[PlannedStep], parameters: dict[str, str]) -> str:
+    """sha256 over a canonical JSON of what would run; 16 hex digits are shown and approved."""
+    canonical = json.dumps(
+        {"runbook": runbook, "steps": [asdict(s) for s in steps], "parameters": parameters},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
