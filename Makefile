@@ -1,0 +1,47 @@
+# The two commands a new user runs on a fresh machine:
+#   make demo   local control plane + operator + a sample history, then a new incident
+#   make test   everything, against the real kube-apiserver and a real Hindsight server
+# Both set themselves up: virtual environment, packages, the control-plane build.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test unit lint replay bench testbin system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test,hindsight-server,lint]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+testbin:
+	scripts/testbin.sh
+
+system-deps:
+	scripts/system-deps.sh
+
+demo: $(STAMP) testbin
+	$(BIN)/recall demo
+
+test: $(STAMP) testbin system-deps lint
+	$(BIN)/python -m pytest -ra -p no:cacheprovider
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -ra -q tests/unit
+
+lint: $(STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/hadolint Dockerfile
+
+replay: $(STAMP)
+	$(BIN)/recall replay $(DATASET)
+
+bench: $(STAMP) testbin
+	$(BIN)/recall bench --quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info
