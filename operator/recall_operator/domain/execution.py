@@ -1,0 +1,234 @@
+"""Execution of an approved plan, as a pure state machine.
+
+Everything the next action depends on is passed in: the recommendation (mode,
+planHash, steps), what Approvals decided (as recorded in status.execution),
+and the Jobs that exist, keyed by (phase, step). Because the operator's Jobs
+have deterministic names, a restarted operator sees the Jobs it made before
+and the machine answers "wait" or "next step", never "create that step again".
+
+Rules:
+
+- dry-run: for an actionable plan every step's dryRunCommand runs as a Job
+  (read-only, no approval needed); steps without one are recorded as skipped.
+- run: only an actionable plan, only with an Approval for its planHash, only
+  after every dry-run succeeded; steps run one at a time, in order.
+- rollback: when a step fails, the rollbacks of the steps that completed run
+  one at a time in reverse order; steps without a rollbackCommand are skipped.
+  A failed rollback stops the rollback (later ones undo earlier steps and may
+  not be safe on top of a half-undone one): the state is Failed and a person
+  takes over.
+- a rejection stops the execution: no new step starts; a Job already running
+  is left to finish (killing a step mid-change is worse than letting it end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+JobState = Literal["running", "succeeded", "failed"]
+Phase = Literal["dryrun", "run", "rollback"]
+Observed = Mapping[tuple[str, str], JobState]  # (phase, step name) -> state
+
+RUNNING = "Running"
+SUCCEEDED = "Succeeded"
+FAILED = "Failed"
+ROLLED_BACK = "RolledBack"
+STOPPED = "Stopped"
+TERMINAL = frozenset({SUCCEEDED, FAILED, ROLLED_BACK, STOPPED})
+
+
+@dataclass(frozen=True)
+class Create:
+    phase: Phase
+    step: str
+
+
+@dataclass(frozen=True)
+class DryRunDecision:
+    create: list[Create]
+    results: list[dict[str, str]]  # [{name, result}] in step order
+    done: bool
+    ok: bool  # done and nothing failed
+
+
+@dataclass(frozen=True)
+class RunDecision:
+    state: str  # Pending | Running | Succeeded | Failed | RolledBack | Stopped | Refused
+    create: Create | None
+    reason: str
+    steps: list[dict[str, str]] = field(default_factory=list)  # [{name, result}] of run Jobs
+    rollbacks: list[dict[str, str]] = field(default_factory=list)
+
+
+def _name(step: Mapping[str, Any]) -> str:
+    return str(step["name"])
+
+
+def dry_run(steps: Sequence[Mapping[str, Any]], observed: Observed) -> DryRunDecision:
+    """Which dry-run Jobs to create, and the results so far."""
+    create: list[Create] = []
+    results: list[dict[str, str]] = []
+    for step in steps:
+        name = _name(step)
+        if not step.get("dryRunCommand"):
+            results.append({"name": name, "result": "skipped"})
+            continue
+        state = observed.get(("dryrun", name))
+        if state is None:
+            create.append(Create("dryrun", name))
+            results.append({"name": name, "result": "pending"})
+        else:
+            results.append({"name": name, "result": state})
+    done = not create and all(r["result"] in ("succeeded", "failed", "skipped") for r in results)
+    ok = done and not any(r["result"] == "failed" for r in results)
+    return DryRunDecision(create, results, done, ok)
+
+
+def run(
+    mode: str,
+    steps: Sequence[Mapping[str, Any]],
+    approved: bool,
+    stopped: bool,
+    dry_run_done: bool,
+    dry_run_ok: bool,
+    observed: Observed,
+) -> RunDecision:
+    """The execution's state and the one Job to create next, if any."""
+    if mode != "actionable":
+        return RunDecision("Refused", None, f"a {mode} recommendation is never executed")
+    if not steps:
+        return RunDecision("Refused", None, "the plan has no steps")
+
+    run_view: list[dict[str, str]] = []
+    failed_at: int | None = None
+    for i, step in enumerate(steps):
+        state = observed.get(("run", _name(step)))
+        run_view.append({"name": _name(step), "result": state or "pending"})
+        if state == "failed" and failed_at is None:
+            failed_at = i
+
+    if failed_at is not None:
+        return _rollback(steps, failed_at, observed, run_view)
+
+    for i, step in enumerate(steps):
+        state = observed.get(("run", _name(step)))
+        if state == "succeeded":
+            continue
+        if state == "running":
+            return RunDecision(RUNNING, None, f"step {_name(step)} is running", run_view)
+        # No Job for this step yet: everything before it succeeded.
+        if stopped:
+            if i == 0:
+                return RunDecision(STOPPED, None, "rejected before any step ran", run_view)
+            return RunDecision(STOPPED, None, f"rejected; stopped before step {_name(step)}", run_view)
+        if not approved:
+            return RunDecision("Pending", None, "waiting for an Approval of this planHash", run_view)
+        if not dry_run_done:
+            return RunDecision("Pending", None, "waiting for the dry-run Jobs to finish", run_view)
+        if not dry_run_ok:
+            return RunDecision(FAILED, None, "a dry-run failed; the plan is not run", run_view)
+        return RunDecision(RUNNING, Create("run", _name(step)), f"starting step {_name(step)}", run_view)
+    return RunDecision(SUCCEEDED, None, "every step succeeded", run_view)
+
+
+def _rollback(
+    steps: Sequence[Mapping[str, Any]], failed_at: int, observed: Observed, run_view: list[dict[str, str]]
+) -> RunDecision:
+    failed = _name(steps[failed_at])
+    to_undo = [s for s in reversed(steps[:failed_at]) if s.get("rollbackCommand")]
+    rollbacks = [{"name": _name(s), "result": observed.get(("rollback", _name(s))) or "pending"} for s in to_undo]
+    if not to_undo:
+        return RunDecision(FAILED, None, f"step {failed} failed; no completed step has a rollback", run_view, rollbacks)
+    for s in to_undo:
+        state = observed.get(("rollback", _name(s)))
+        if state == "succeeded":
+            continue
+        if state == "failed":
+            return RunDecision(
+                FAILED,
+                None,
+                f"step {failed} failed and the rollback of {_name(s)} failed; later rollbacks not run, needs a person",
+                run_view,
+                rollbacks,
+            )
+        if state == "running":
+            return RunDecision(RUNNING, None, f"step {failed} failed; rolling back {_name(s)}", run_view, rollbacks)
+        return RunDecision(
+            RUNNING, Create("rollback", _name(s)), f"step {failed} failed; rolling back {_name(s)}", run_view, rollbacks
+        )
+    return RunDecision(ROLLED_BACK, None, f"step {failed} failed; completed steps rolled back", run_view, rollbacks)
+
+
+@dataclass(frozen=True)
+class ApprovalVerdict:
+    state: Literal["Accepted", "Rejected", "Refused", "Superseded"]
+    reason: str
+    execution: dict[str, Any] | None  # the new status.execution to record, or None to leave it as is
+
+
+def judge_approval(
+    approval_name: str,
+    spec: Mapping[str, Any],
+    recommendation: Mapping[str, Any] | None,
+    execution: Mapping[str, Any] | None,
+) -> ApprovalVerdict:
+    """What an Approval means for the Incident, given what its status holds now.
+
+    Idempotent: judging the same Approval again (an operator restart) gives
+    the same verdict and no new execution.
+    """
+    rec = recommendation or {}
+    current = rec.get("planHash")
+    wanted = spec.get("planHash")
+    approver = str(spec.get("approver", ""))
+    execution = execution or {}
+    if not current:
+        return ApprovalVerdict("Superseded", "the incident has no plan to approve", None)
+    if wanted != current:
+        return ApprovalVerdict(
+            "Superseded", f"approves plan {wanted}, but the incident's plan is now {current}; approve the new plan", None
+        )
+    same_plan = execution.get("planHash") == current
+    if spec.get("decision") == "reject":
+        if same_plan and execution.get("rejectedBy"):
+            return ApprovalVerdict("Rejected", f"plan {current} rejected: {spec.get('reason', '')}".strip(), None)
+        if not same_plan and execution and execution.get("state") not in TERMINAL:
+            # Another plan is mid-run; this rejection is of a plan that never started.
+            return ApprovalVerdict("Rejected", f"plan {current} rejected: {spec.get('reason', '')}".strip(), None)
+        new = dict(execution) if same_plan else {"planHash": current, "attempt": int(execution.get("attempt", 0)) + 1}
+        new.update({"rejectedBy": approver, "rejection": approval_name, "stopped": True})
+        if new.get("state") not in TERMINAL and not same_plan:
+            new["state"] = STOPPED
+        return ApprovalVerdict("Rejected", f"plan {current} rejected: {spec.get('reason', '')}".strip(), new)
+    mode = rec.get("mode")
+    if mode != "actionable":
+        return ApprovalVerdict("Refused", f"the recommendation is {mode}: only an actionable plan can be executed", None)
+    if same_plan:
+        if execution.get("approval") == approval_name:
+            return ApprovalVerdict("Accepted", f"plan {current} approved by {approver}", None)
+        if execution.get("stopped"):
+            return ApprovalVerdict(
+                "Refused", f"plan {current} was rejected by {execution.get('rejectedBy')}; a new plan is needed", None
+            )
+        if execution.get("state") not in TERMINAL:
+            return ApprovalVerdict(
+                "Refused", f"plan {current} is already executing (approval {execution.get('approval')})", None
+            )
+    elif execution and execution.get("state") not in TERMINAL:
+        return ApprovalVerdict(
+            "Refused", f"plan {execution.get('planHash')} is still executing; wait for it to finish", None
+        )
+    # A new run: a fresh attempt number gives fresh Job names, so a re-run after
+    # a failure never collides with (or adopts) the Jobs of the earlier run.
+    new_exec = {
+        "planHash": current,
+        "approval": approval_name,
+        "approvedBy": approver,
+        "attempt": int(execution.get("attempt", 0)) + 1,
+        "state": RUNNING,
+        "steps": [],
+        "rollbacks": [],
+    }
+    return ApprovalVerdict("Accepted", f"plan {current} approved by {approver}", new_exec)

@@ -1,0 +1,186 @@
+"""Job manifests for runbook steps: pure builders, no client, no clock.
+
+A Job's name is a function of (incident, phase, step, attempt) only, so an
+operator that restarts finds the Job it already made (a create answers 409)
+instead of running the step twice. Commands go to the container exactly as
+the Runbook wrote them: no shell wraps them, and `$(NAME)` references are
+expanded by Kubernetes from the container's env, so a parameter value can
+never become shell syntax.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+PHASES = ("dryrun", "run", "rollback")
+
+LABEL_INCIDENT = "recall.dev/incident"
+LABEL_PHASE = "recall.dev/phase"
+LABEL_STEP = "recall.dev/step"
+LABEL_ATTEMPT = "recall.dev/attempt"
+LABEL_PLAN_HASH = "recall.dev/plan-hash"
+LABEL_SIMULATE = "recall.dev/simulate"
+
+DEFAULT_SERVICE_ACCOUNT = "recall-runbook-executor"
+# A step may overrun its estimate; the deadline is there to stop a hung step,
+# not a slow one, so it is generous and never shorter than a minute.
+DEADLINE_MARGIN = 3
+MIN_DEADLINE_SECONDS = 60
+RUNNER_UID = 65532  # the conventional "nonroot" user of distroless images
+
+_NAME_MAX = 63  # Job names become the pods' `job-name` label value: a label is at most 63 characters
+_HASH_LEN = 8
+_LABEL_VALUE_MAX = 63
+_NOT_DNS = re.compile(r"[^a-z0-9-]+")
+
+
+def job_name(incident_name: str, phase: str, step_name: str, attempt: int) -> str:
+    """`<incident>-<phase>-<step>-<attempt>`, or a shortened form with a hash suffix when longer than 63.
+
+    The hash covers the full tuple, so two long names that share a prefix still differ.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {PHASES}, not {phase!r}")
+    full = f"{incident_name}-{phase}-{step_name}-{attempt}"
+    if len(full) <= _NAME_MAX:
+        return full
+    digest = hashlib.sha256(f"{incident_name}\0{phase}\0{step_name}\0{attempt}".encode()).hexdigest()[:_HASH_LEN]
+    # Keep the phase, attempt and hash whole; shorten the incident and step names.
+    tail = f"-{phase}-{attempt}-{digest}"
+    room = _NAME_MAX - len(tail)
+    inc_room = max(1, room // 2)
+    step_room = room - inc_room - 1
+    head = f"{incident_name[:inc_room].rstrip('-.')}-{step_name[:step_room].rstrip('-.')}".strip("-")
+    return f"{head}{tail}"[:_NAME_MAX]
+
+
+def _label_value(value: str) -> str:
+    """A label value (at most 63 characters, alphanumeric ends); long values keep a hash suffix."""
+    value = _NOT_DNS.sub("-", value.lower()).strip("-")
+    if len(value) <= _LABEL_VALUE_MAX:
+        return value
+    digest = hashlib.sha256(value.encode()).hexdigest()[:_HASH_LEN]
+    return f"{value[: _LABEL_VALUE_MAX - _HASH_LEN - 1].rstrip('-')}-{digest}"
+
+
+def active_deadline_seconds(estimated_seconds: int | None, timeout_seconds: int | None = None) -> int:
+    """The Runbook's own timeout when it gives one, else the estimate times a margin (at least a minute)."""
+    if timeout_seconds:
+        return int(timeout_seconds)
+    estimate = int(estimated_seconds or MIN_DEADLINE_SECONDS)
+    return max(MIN_DEADLINE_SECONDS, int(math.ceil(estimate * DEADLINE_MARGIN)))
+
+
+def command_for(step: Mapping[str, Any], phase: str) -> list[str]:
+    key = {"dryrun": "dryRunCommand", "run": "command", "rollback": "rollbackCommand"}[phase]
+    return [str(a) for a in (step.get(key) or [])]
+
+
+def job_manifest(
+    incident_name: str,
+    namespace: str,
+    uid: str,
+    step: Mapping[str, Any],
+    phase: str,
+    attempt: int,
+    parameters: Mapping[str, str],
+    service_account: str = DEFAULT_SERVICE_ACCOUNT,
+    fail_label: str | None = None,
+    plan_hash: str | None = None,
+) -> dict[str, Any]:
+    """The Job that runs one phase of one step; `step` is a step as in status.recommendation.steps.
+
+    `fail_label` ("fail") marks the pod for the test cluster's simulated failure; the
+    handler only passes it when simulated failures are explicitly allowed.
+    """
+    command = command_for(step, phase)
+    if not command:
+        raise ValueError(f"step {step.get('name')!r} has no {phase} command")
+    name = job_name(incident_name, phase, str(step["name"]), attempt)
+    labels = {
+        LABEL_INCIDENT: _label_value(incident_name),
+        LABEL_PHASE: phase,
+        LABEL_STEP: _label_value(str(step["name"])),
+        LABEL_ATTEMPT: str(attempt),
+        LABEL_PLAN_HASH: _label_value(str(plan_hash or step.get("planHash") or "none")),
+    }
+    pod_labels = dict(labels)
+    if fail_label:
+        pod_labels[LABEL_SIMULATE] = fail_label
+    # Only steps that say they call the API get a token; a read-only echo or a
+    # step that talks to its own service does not need cluster credentials.
+    automount = bool(step.get("apiAccess", False))
+    container = {
+        "name": "step",
+        "image": str(step["image"]),
+        "command": command,
+        "env": [{"name": k, "value": str(v)} for k, v in sorted(parameters.items())],
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": RUNNER_UID,
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "capabilities": {"drop": ["ALL"]},
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": labels,
+            "annotations": {
+                "recall.dev/incident-name": incident_name,
+                "recall.dev/step-name": str(step["name"]),
+            },
+            "ownerReferences": [
+                {
+                    "apiVersion": "recall.dev/v1alpha1",
+                    "kind": "Incident",
+                    "name": incident_name,
+                    "uid": uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "backoffLimit": int(step.get("backoffLimit") or 0),
+            "activeDeadlineSeconds": active_deadline_seconds(step.get("estimatedSeconds"), step.get("timeoutSeconds")),
+            # No ttlSecondsAfterFinished: finished Jobs are the audit trail and the
+            # restart-safety record; they go when the Incident goes (ownerReference).
+            "template": {
+                "metadata": {"labels": pod_labels},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "serviceAccountName": service_account,
+                    "automountServiceAccountToken": automount,
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": RUNNER_UID,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
+                    "containers": [container],
+                },
+            },
+        },
+    }
+
+
+def job_state(job: Mapping[str, Any]) -> str:
+    """running | succeeded | failed, from a Job's status conditions (Complete / Failed are terminal)."""
+    status = job.get("status") or {}
+    for cond in status.get("conditions") or []:
+        if cond.get("status") != "True":
+            continue
+        if cond.get("type") == "Complete":
+            return "succeeded"
+        if cond.get("type") == "Failed":
+            return "failed"
+    return "running"

@@ -1,0 +1,167 @@
+"""The execution state machine, table-driven: observed Jobs in, next action out."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall_operator.domain import execution as m
+from recall_operator.domain.execution import Create
+
+
+def step(name, rollback=True, dry=True):
+    return {"name": name, "command": ["do", name], "dryRunCommand": ["show", name] if dry else [],
+            "rollbackCommand": ["undo", name] if rollback else []}
+
+
+STEPS = [step("a"), step("b", rollback=False), step("c"), step("d")]
+S, F, R = "succeeded", "failed", "running"
+
+
+def run(observed, mode="actionable", approved=True, stopped=False, dry_done=True, dry_ok=True, steps=STEPS):
+    return m.run(mode, steps, approved, stopped, dry_done, dry_ok, observed)
+
+
+@pytest.mark.parametrize(
+    "observed,state,create",
+    [
+        ({}, "Running", Create("run", "a")),
+        ({("run", "a"): R}, "Running", None),
+        ({("run", "a"): S}, "Running", Create("run", "b")),
+        ({("run", "a"): S, ("run", "b"): S}, "Running", Create("run", "c")),
+        ({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): S}, "Succeeded", None),
+        # d fails: roll back c, then (b has no rollback) a; never d itself, never b
+        ({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): F}, "Running", Create("rollback", "c")),
+        ({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): F, ("rollback", "c"): R}, "Running", None),
+        ({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): F, ("rollback", "c"): S}, "Running",
+         Create("rollback", "a")),
+        ({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): F, ("rollback", "c"): S, ("rollback", "a"): S},
+         "RolledBack", None),
+        # a rollback that fails stops the rollback: a person takes over
+        ({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): F, ("rollback", "c"): F}, "Failed", None),
+        # the first step fails: nothing completed, nothing to undo
+        ({("run", "a"): F}, "Failed", None),
+        # b fails: only a (completed, has a rollback) is undone
+        ({("run", "a"): S, ("run", "b"): F}, "Running", Create("rollback", "a")),
+    ],
+)
+def test_run_table(observed, state, create):
+    d = run(observed)
+    assert (d.state, d.create) == (state, create), d.reason
+
+
+def test_rollbacks_listed_in_reverse_and_skip_steps_without_one():
+    d = run({("run", "a"): S, ("run", "b"): S, ("run", "c"): S, ("run", "d"): F})
+    assert [r["name"] for r in d.rollbacks] == ["c", "a"]
+    assert [s["result"] for s in d.steps] == [S, S, S, F]
+
+
+@pytest.mark.parametrize("mode", ["novel", "advisory", None])
+def test_novel_or_advisory_never_executes_even_when_approved(mode):
+    d = run({}, mode=mode)
+    assert d.state == "Refused" and d.create is None
+
+
+@pytest.mark.parametrize(
+    "kw,state",
+    [
+        ({"approved": False}, "Pending"),
+        ({"dry_done": False}, "Pending"),
+        ({"dry_ok": False}, "Failed"),
+        ({"stopped": True}, "Stopped"),
+    ],
+)
+def test_nothing_starts_without_approval_finished_dry_run_or_after_rejection(kw, state):
+    d = run({}, **kw)
+    assert (d.state, d.create) == (state, None)
+
+
+def test_rejection_mid_run_lets_the_running_step_end_then_stops():
+    assert run({("run", "a"): R}, stopped=True).state == "Running"
+    d = run({("run", "a"): S}, stopped=True)
+    assert (d.state, d.create) == ("Stopped", None)
+
+
+def test_restart_never_creates_an_observed_step_again():
+    # For every prefix of progress, the action is never to create a Job that is observed.
+    history = {}
+    for _ in range(20):
+        d = run(history)
+        if d.create is None:
+            break
+        key = (d.create.phase, d.create.step)
+        assert key not in history
+        assert run(history).create == d.create  # same observation, same answer (a restart)
+        history[key] = F if key == ("run", "c") else S
+    assert run(history).state == "RolledBack"
+    assert list(history) == [("run", "a"), ("run", "b"), ("run", "c"), ("rollback", "a")]
+
+
+@pytest.mark.parametrize(
+    "steps,observed,create,results,done,ok",
+    [
+        ([step("a"), step("b", dry=False)], {}, [Create("dryrun", "a")], ["pending", "skipped"], False, False),
+        ([step("a"), step("b")], {("dryrun", "a"): R}, [Create("dryrun", "b")], ["running", "pending"], False, False),
+        ([step("a"), step("b")], {("dryrun", "a"): S, ("dryrun", "b"): S}, [], [S, S], True, True),
+        ([step("a"), step("b")], {("dryrun", "a"): S, ("dryrun", "b"): F}, [], [S, F], True, False),
+        ([step("a", dry=False)], {}, [], ["skipped"], True, True),
+    ],
+)
+def test_dry_run_table(steps, observed, create, results, done, ok):
+    d = m.dry_run(steps, observed)
+    assert d.create == create
+    assert [r["result"] for r in d.results] == results
+    assert (d.done, d.ok) == (done, ok)
+
+
+REC = {"mode": "actionable", "planHash": "aaaa1111bbbb2222", "steps": STEPS}
+
+
+def approval(decision="approve", plan="aaaa1111bbbb2222", approver="alice", reason=""):
+    return {"incident": "inc", "planHash": plan, "decision": decision, "approver": approver, "reason": reason}
+
+
+@pytest.mark.parametrize(
+    "spec,rec,execution,state,starts",
+    [
+        (approval(), REC, None, "Accepted", True),
+        (approval(plan="cccc3333dddd4444"), REC, None, "Superseded", False),
+        (approval(), {**REC, "planHash": None}, None, "Superseded", False),
+        (approval(), {**REC, "mode": "advisory"}, None, "Refused", False),
+        (approval(), {**REC, "mode": "novel"}, None, "Refused", False),
+        (approval(decision="reject", reason="no"), REC, None, "Rejected", False),
+        # already running under another approval: no second run
+        (approval(), REC, {"planHash": REC["planHash"], "approval": "other", "state": "Running", "attempt": 1},
+         "Refused", False),
+        # rejected plan stays rejected
+        (approval(), REC, {"planHash": REC["planHash"], "stopped": True, "rejectedBy": "bob", "state": "Stopped"},
+         "Refused", False),
+        # a finished run of the same plan may be run again, as a new attempt
+        (approval(), REC, {"planHash": REC["planHash"], "approval": "old", "state": "RolledBack", "attempt": 1},
+         "Accepted", True),
+        # another plan still running
+        (approval(), REC, {"planHash": "9999", "approval": "old", "state": "Running", "attempt": 1}, "Refused", False),
+    ],
+)
+def test_judge_approval(spec, rec, execution, state, starts):
+    v = m.judge_approval("ap-1", spec, rec, execution)
+    assert v.state == state, v.reason
+    assert v.reason
+    assert (v.execution is not None and v.execution.get("approval") == "ap-1") == starts
+
+
+def test_accepted_execution_gets_a_fresh_attempt():
+    v = m.judge_approval("ap-2", approval(), REC, {"planHash": REC["planHash"], "approval": "old", "state": "Failed", "attempt": 2})
+    assert v.execution["attempt"] == 3 and v.execution["state"] == "Running" and v.execution["approvedBy"] == "alice"
+
+
+def test_judging_the_same_approval_again_is_idempotent():
+    v = m.judge_approval("ap-1", approval(), REC, None)
+    again = m.judge_approval("ap-1", approval(), REC, v.execution)
+    assert again.state == "Accepted" and again.execution is None
+
+
+def test_rejection_mid_run_marks_it_stopped():
+    running = {"planHash": REC["planHash"], "approval": "ap-1", "state": "Running", "attempt": 1}
+    v = m.judge_approval("rj-1", approval(decision="reject", reason="too risky", approver="bob"), REC, running)
+    assert v.state == "Rejected" and v.execution["stopped"] is True and v.execution["state"] == "Running"
+    assert "too risky" in v.reason

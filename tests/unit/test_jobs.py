@@ -1,0 +1,144 @@
+"""The Job manifests a step runs as: names, labels, ownership, security, no shell."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from recall_operator.kube import jobs
+
+STEP = {
+    "name": "flush-hot-keys",
+    "title": "flush hot keys",
+    "image": "registry.example/redis-tools:7",
+    "command": ["redis-cli", "-h", "$(SERVICE)", "--scan", "--pattern", "hot:*"],
+    "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "info"],
+    "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "config", "rewrite"],
+    "risk": "medium",
+    "blastRadius": "one redis shard",
+    "estimatedSeconds": 30,
+    "backoffLimit": 2,
+}
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def manifest(**kw):
+    args = dict(incident_name="inc-42", namespace="prod", uid="u-1", step=STEP, phase="run", attempt=1,
+                parameters={"SERVICE": "cart", "SEVERITY": "high"}, plan_hash="0123456789abcdef")
+    args.update(kw)
+    return jobs.job_manifest(**args)
+
+
+def pod(m):
+    return m["spec"]["template"]["spec"]
+
+
+def container(m):
+    return pod(m)["containers"][0]
+
+
+def test_name_is_deterministic_and_distinct_per_phase_step_attempt():
+    assert manifest()["metadata"]["name"] == manifest()["metadata"]["name"] == "inc-42-run-flush-hot-keys-1"
+    names = {jobs.job_name("inc-42", p, s, a) for p in jobs.PHASES for s in ("a", "b") for a in (1, 2)}
+    assert len(names) == 12
+
+
+@pytest.mark.parametrize("incident,step", [("i" * 63, "s" * 63), ("inc-" + "x" * 240, "step"), ("a", "b" * 63)])
+def test_long_names_fit_63_chars_and_stay_distinct(incident, step):
+    names = [jobs.job_name(incident, p, step, a) for p in jobs.PHASES for a in (1, 2, 10)]
+    assert all(len(n) <= 63 and DNS_LABEL.match(n) for n in names), names
+    assert len(set(names)) == len(names)
+    assert jobs.job_name(incident, "run", step, 1) != jobs.job_name(incident, "run", step + "x", 1)
+
+
+def test_unknown_phase_is_refused():
+    with pytest.raises(ValueError):
+        jobs.job_name("inc", "apply", "s", 1)
+
+
+def test_labels_and_owner_reference():
+    m = manifest(phase="rollback", attempt=3)
+    labels = m["metadata"]["labels"]
+    assert labels[jobs.LABEL_INCIDENT] == "inc-42"
+    assert labels[jobs.LABEL_PHASE] == "rollback"
+    assert labels[jobs.LABEL_STEP] == "flush-hot-keys"
+    assert labels[jobs.LABEL_PLAN_HASH] == "0123456789abcdef"
+    assert labels[jobs.LABEL_ATTEMPT] == "3"
+    assert m["spec"]["template"]["metadata"]["labels"][jobs.LABEL_INCIDENT] == "inc-42"
+    (owner,) = m["metadata"]["ownerReferences"]
+    assert owner == {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "name": "inc-42", "uid": "u-1",
+                     "controller": True, "blockOwnerDeletion": True}
+    assert m["metadata"]["namespace"] == "prod"
+
+
+@pytest.mark.parametrize("phase,key", [("run", "command"), ("dryrun", "dryRunCommand"), ("rollback", "rollbackCommand")])
+def test_command_is_the_steps_own_list_without_a_shell(phase, key):
+    c = container(manifest(phase=phase))
+    assert c["command"] == STEP[key]
+    assert c["command"][0] not in ("sh", "bash", "/bin/sh", "/bin/bash")
+    assert "args" not in c
+
+
+def test_a_phase_without_a_command_is_refused():
+    with pytest.raises(ValueError):
+        manifest(step={**STEP, "rollbackCommand": []}, phase="rollback")
+
+
+def test_parameters_are_env_for_kubernetes_to_expand():
+    assert container(manifest())["env"] == [{"name": "SERVICE", "value": "cart"}, {"name": "SEVERITY", "value": "high"}]
+
+
+def test_restricted_pod_security():
+    m = manifest()
+    sc = container(m)["securityContext"]
+    assert sc["runAsNonRoot"] is True and sc["runAsUser"] == 65532
+    assert sc["allowPrivilegeEscalation"] is False
+    assert sc["capabilities"] == {"drop": ["ALL"]}
+    assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert sc["readOnlyRootFilesystem"] is True
+    assert pod(m)["securityContext"]["runAsNonRoot"] is True
+
+
+def test_no_retries_beyond_the_step_deadline_and_kept_for_audit():
+    m = manifest()
+    assert pod(m)["restartPolicy"] == "Never"
+    assert m["spec"]["backoffLimit"] == 2
+    assert manifest(step={**STEP, "backoffLimit": 0})["spec"]["backoffLimit"] == 0
+    assert m["spec"]["activeDeadlineSeconds"] == 30 * jobs.DEADLINE_MARGIN
+    assert "ttlSecondsAfterFinished" not in m["spec"]
+
+
+def test_deadline_floor_and_explicit_timeout():
+    assert jobs.active_deadline_seconds(5) == jobs.MIN_DEADLINE_SECONDS
+    assert jobs.active_deadline_seconds(600) == 600 * jobs.DEADLINE_MARGIN
+    assert jobs.active_deadline_seconds(30, timeout_seconds=45) == 45
+    assert manifest(step={**STEP, "timeoutSeconds": 45})["spec"]["activeDeadlineSeconds"] == 45
+
+
+def test_service_account_and_token_only_when_needed():
+    m = manifest()
+    assert pod(m)["serviceAccountName"] == "recall-runbook-executor"
+    assert pod(m)["automountServiceAccountToken"] is False
+    assert pod(manifest(step={**STEP, "apiAccess": True}))["automountServiceAccountToken"] is True
+    assert pod(manifest(service_account="other"))["serviceAccountName"] == "other"
+
+
+def test_fail_label_only_when_asked():
+    assert jobs.LABEL_SIMULATE not in manifest()["spec"]["template"]["metadata"]["labels"]
+    assert manifest(fail_label="fail")["spec"]["template"]["metadata"]["labels"][jobs.LABEL_SIMULATE] == "fail"
+
+
+@pytest.mark.parametrize(
+    "status,state",
+    [
+        ({}, "running"),
+        ({"active": 1}, "running"),
+        ({"conditions": [{"type": "SuccessCriteriaMet", "status": "True"}, {"type": "Complete", "status": "True"}]}, "succeeded"),
+        ({"conditions": [{"type": "FailureTarget", "status": "True"}]}, "running"),
+        ({"conditions": [{"type": "Failed", "status": "True"}]}, "failed"),
+        ({"conditions": [{"type": "Complete", "status": "False"}]}, "running"),
+    ],
+)
+def test_job_state(status, state):
+    assert jobs.job_state({"status": status}) == state
