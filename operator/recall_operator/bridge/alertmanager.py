@@ -1,0 +1,464 @@
+"""Alertmanager webhook payload → Incident manifests. Pure: no I/O, no clock.
+
+The bridge is the main writer of Incident specs, so everything here is shaped
+by two promises:
+
+* The API server never refuses a bridge-made Incident: every field is cut to
+  the CRD's limits (crds/incidents.yaml) and symptoms are rewritten into the
+  CRD's tag pattern, so a weird alert still pages as an Incident instead of
+  being lost to a 422 from Kubernetes.
+* Alert text never becomes a command. The bridge writes only descriptive spec
+  fields; it never writes ``spec.parameters`` (values substituted into Runbook
+  commands) nor ``spec.resolution`` (a human-confirmed outcome, the only thing
+  that becomes memory). A ``resolved`` alert means the symptom stopped, not
+  that anyone knows why, so it is recorded in annotations only.
+
+Mapping (alert → Incident):
+
+* ``metadata.name``: ``alert-<fingerprint>``, DNS-1123. Alertmanager's
+  fingerprint is a hash of the alert's labels, so a re-fired or re-sent alert
+  maps to the same name and the API server's AlreadyExists turns it into an
+  update rather than a second Incident.
+* ``spec.service``: label ``service``, else ``job`` (Prometheus' scrape job,
+  usually the service), else ``app``. An alert with none of them is skipped:
+  the operator cannot recall precedents without knowing what pages.
+* ``spec.severity``: label ``severity`` mapped onto critical/high/medium/low
+  (see ``SEVERITY_ALIASES``); absent or unknown → medium.
+* ``spec.title``: annotation ``summary``, else label ``alertname``.
+* ``spec.description``: annotation ``description``.
+* ``spec.symptoms``: annotation ``symptoms``, comma-separated tags.
+* ``spec.errorSignatures``: annotation ``errorSignatures`` (or
+  ``error_signatures``), one signature per line (log lines contain commas).
+* ``spec.startedAt``: ``startsAt``.
+* ``spec.labels``: the alert's labels plus ``fingerprint``, ``alertname`` and
+  ``source: alertmanager``.
+* annotations ``recall.dev/alert-*``: status, fingerprint, when last seen,
+  when resolved, generator URL. A re-fire patches only these, so the spec a
+  person may have refined stays as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+API_VERSION = "recall.dev/v1alpha1"
+KIND = "Incident"
+
+# A webhook body bigger than this is refused before parsing (413); Alertmanager
+# bodies are a few KiB per alert, so this only stops abuse, never a real group.
+MAX_BODY_BYTES = 1024 * 1024
+# Alertmanager truncates a group to `max_alerts` itself; more than this in one
+# request is not a real notification.
+MAX_ALERTS = 1000
+
+# Limits copied from crds/incidents.yaml (kept in step by the unit tests).
+MAX_NAME = 253
+MAX_SERVICE = 253
+MAX_TITLE = 1024
+MAX_DESCRIPTION = 65536
+MAX_SYMPTOMS = 64
+MAX_SYMPTOM_LEN = 63
+SYMPTOM_PATTERN = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+MAX_SIGNATURES = 128
+MAX_SIGNATURE_LEN = 8192
+MAX_LABELS = 128
+MAX_LABEL_VALUE = 4096
+# Kubernetes caps all annotations of an object at 256 KiB together; a URL cut
+# here keeps the bridge's annotations far below that.
+MAX_ANNOTATION_VALUE = 4096
+
+ANNOTATION_PREFIX = "recall.dev/"
+ANN_STATUS = ANNOTATION_PREFIX + "alert-status"
+ANN_FINGERPRINT = ANNOTATION_PREFIX + "alert-fingerprint"
+ANN_STARTS_AT = ANNOTATION_PREFIX + "alert-starts-at"
+ANN_LAST_SEEN = ANNOTATION_PREFIX + "alert-last-seen-at"
+ANN_RESOLVED_AT = ANNOTATION_PREFIX + "alert-resolved-at"
+ANN_GENERATOR = ANNOTATION_PREFIX + "alert-generator-url"
+SOURCE_LABEL = ANNOTATION_PREFIX + "source"
+
+SERVICE_LABELS = ("service", "job", "app")
+SIGNATURE_ANNOTATIONS = ("errorSignatures", "error_signatures")
+
+SEVERITY_ALIASES: dict[str, str] = {
+    **dict.fromkeys(("critical", "crit", "page", "p1", "sev1", "emergency", "fatal", "disaster"), "critical"),
+    **dict.fromkeys(("high", "error", "err", "major", "p2", "sev2"), "high"),
+    **dict.fromkeys(("medium", "warning", "warn", "moderate", "average", "p3", "sev3"), "medium"),
+    **dict.fromkeys(("low", "info", "informational", "minor", "notice", "none", "p4", "p5", "sev4"), "low"),
+}
+DEFAULT_SEVERITY = "medium"
+
+ALERT_STATUSES = ("firing", "resolved")
+
+_RFC3339 = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+)
+_NON_DNS = re.compile(r"[^a-z0-9-]+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class BridgeError:
+    """Why a request is refused: the HTTP status and a reason a sender can act on."""
+
+    status_code: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class AlertIncident:
+    """One alert, ready to write: ``manifest`` to create, ``patch`` (a JSON merge
+    patch touching only the alert-tracking annotations) when it already exists."""
+
+    name: str
+    status: str
+    manifest: dict[str, Any]
+    patch: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Mapped:
+    incidents: list[AlertIncident]
+    # Alerts that cannot become an Incident (no service label): the rest of the
+    # group is still written, because Alertmanager never re-sends after a 4xx.
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------
+# request level
+
+
+def check_request(content_type: str | None, content_length: int | None) -> BridgeError | None:
+    """Refuse before reading the body: wrong media type (415), declared too big (413)."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media != "application/json" and not (media.startswith("application/") and media.endswith("+json")):
+        return BridgeError(415, f"content type must be application/json, got {media or 'none'!r}")
+    if content_length is not None and content_length > MAX_BODY_BYTES:
+        return BridgeError(413, f"body of {content_length} bytes exceeds the limit of {MAX_BODY_BYTES} bytes")
+    return None
+
+
+def parse_body(body: bytes) -> Any | BridgeError:
+    """Decode a JSON body: too big → 413, not UTF-8 JSON → 400."""
+    if len(body) > MAX_BODY_BYTES:
+        return BridgeError(413, f"body exceeds the limit of {MAX_BODY_BYTES} bytes")
+    if not body.strip():
+        return BridgeError(400, "body is empty: expected an Alertmanager webhook JSON object")
+    try:
+        return json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return BridgeError(400, f"body is not UTF-8: {exc.reason} at byte {exc.start}")
+    except json.JSONDecodeError as exc:
+        return BridgeError(400, f"body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except RecursionError:
+        return BridgeError(400, "body is not valid JSON: nested too deeply")
+
+
+# --------------------------------------------------------------------------
+# payload level
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def _check_type(where: str, value: Any, expected: type | tuple[type, ...], name: str) -> BridgeError | None:
+    # bool is an int in Python, never a count or a string in a payload.
+    if isinstance(value, bool) and bool not in (expected if isinstance(expected, tuple) else (expected,)):
+        return BridgeError(422, f"{where} must be {name}, got boolean")
+    if not isinstance(value, expected):
+        return BridgeError(422, f"{where} must be {name}, got {_type_name(value)}")
+    return None
+
+
+def parse_time(value: str) -> datetime | None:
+    """RFC 3339 as Alertmanager writes it (nanosecond fractions included) → UTC, or None."""
+    match = _RFC3339.match(value.strip())
+    if not match:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    fraction, zone = match.group(7), match.group(8)
+    micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
+    try:
+        if zone in ("Z", "z"):
+            tz = timezone.utc
+        else:
+            sign = 1 if zone[0] == "+" else -1
+            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        return datetime(year, month, day, hour, minute, min(second, 59), micro, tzinfo=tz).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+
+
+def format_time(value: datetime) -> str:
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _is_zero(value: datetime) -> bool:
+    # Go's zero time.Time, which Alertmanager sends for "not set".
+    return value.year <= 1
+
+
+def incident_name(fingerprint: str) -> str:
+    """``alert-<fingerprint>`` as a DNS-1123 subdomain, the same for the same fingerprint.
+
+    A fingerprint that needed rewriting gets a digest of the original appended,
+    so two fingerprints differing only in case or punctuation stay apart.
+    """
+    lowered = fingerprint.lower()
+    cleaned = _NON_DNS.sub("-", lowered).strip("-")
+    if cleaned == fingerprint and len("alert-" + cleaned) <= MAX_NAME:
+        return "alert-" + cleaned
+    digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:12]
+    stem = ("alert-" + cleaned)[: MAX_NAME - len(digest) - 1].rstrip("-")
+    return f"{stem}-{digest}"
+
+
+def sanitize_symptom(raw: str) -> str | None:
+    """A free-text tag → the CRD's symptom pattern, or None when nothing is left."""
+    tag = _NON_DNS.sub("-", raw.strip().lower()).strip("-")
+    tag = re.sub(r"-{2,}", "-", tag)[:MAX_SYMPTOM_LEN].rstrip("-")
+    return tag if tag and SYMPTOM_PATTERN.match(tag) else None
+
+
+def parse_symptoms(value: str) -> list[str]:
+    out: list[str] = []
+    for raw in value.split(","):
+        tag = sanitize_symptom(raw)
+        if tag and tag not in out:
+            out.append(tag)
+        if len(out) >= MAX_SYMPTOMS:
+            break
+    return out
+
+
+def parse_signatures(value: str) -> list[str]:
+    out: list[str] = []
+    for line in value.splitlines():
+        line = line.strip()[:MAX_SIGNATURE_LEN]
+        if line and line not in out:
+            out.append(line)
+        if len(out) >= MAX_SIGNATURES:
+            break
+    return out
+
+
+def map_severity(value: str | None) -> str:
+    if not value:
+        return DEFAULT_SEVERITY
+    return SEVERITY_ALIASES.get(value.strip().lower(), DEFAULT_SEVERITY)
+
+
+def _one_line(value: str, limit: int) -> str:
+    return _WHITESPACE.sub(" ", value).strip()[:limit].rstrip()
+
+
+def _label_value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text[:MAX_LABEL_VALUE]
+
+
+def _spec_labels(labels: dict[str, Any], fingerprint: str, alertname: str | None) -> dict[str, str]:
+    # The bridge's own keys go first so the CRD's cap on the number of labels
+    # never squeezes them out; the alert's labels fill the rest in name order.
+    out: dict[str, str] = {
+        "source": "alertmanager",
+        "fingerprint": _label_value(fingerprint),
+    }
+    if alertname:
+        out["alertname"] = _label_value(alertname)
+    for key in sorted(labels):
+        if len(out) >= MAX_LABELS:
+            break
+        if key and key not in out:
+            out[key] = _label_value(labels[key])
+    return out
+
+
+def _service(labels: dict[str, Any]) -> str | None:
+    for key in SERVICE_LABELS:
+        value = labels.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:MAX_SERVICE]
+    return None
+
+
+def _validate_alert(index: int, alert: Any) -> BridgeError | None:
+    where = f"alerts[{index}]"
+    if (err := _check_type(where, alert, dict, "an object")) is not None:
+        return err
+    for key in ("status", "labels", "startsAt", "fingerprint"):
+        if key not in alert:
+            return BridgeError(422, f"{where}.{key} is missing")
+    checks: list[tuple[str, type | tuple[type, ...], str]] = [
+        ("status", str, "a string"),
+        ("labels", dict, "an object"),
+        ("annotations", dict, "an object"),
+        ("startsAt", str, "a string"),
+        ("endsAt", str, "a string"),
+        ("fingerprint", str, "a string"),
+        ("generatorURL", str, "a string"),
+    ]
+    for key, expected, name in checks:
+        if key in alert and (err := _check_type(f"{where}.{key}", alert[key], expected, name)) is not None:
+            return err
+    if alert["status"] not in ALERT_STATUSES:
+        return BridgeError(422, f"{where}.status must be firing or resolved, got {alert['status'][:64]!r}")
+    if not alert["fingerprint"].strip():
+        return BridgeError(422, f"{where}.fingerprint is empty")
+    for key in ("labels", "annotations"):
+        for name, value in (alert.get(key) or {}).items():
+            if isinstance(value, (dict, list)):
+                return BridgeError(422, f"{where}.{key}.{name[:64]} must be a string, got {_type_name(value)}")
+    for key in ("startsAt", "endsAt"):
+        if key in alert and parse_time(alert[key]) is None:
+            return BridgeError(422, f"{where}.{key} is not an RFC 3339 time: {alert[key][:64]!r}")
+    return None
+
+
+def validate_payload(payload: Any) -> BridgeError | None:
+    """Check the webhook's shape (version 4). Shape errors refuse the whole request:
+    a sender that gets the shape wrong is broken, and partial writes would hide it."""
+    if (err := _check_type("the payload", payload, dict, "a JSON object")) is not None:
+        return err
+    for key in ("version", "status", "alerts"):
+        if key not in payload:
+            return BridgeError(422, f"{key} is missing")
+    if (err := _check_type("version", payload["version"], str, "a string")) is not None:
+        return err
+    if payload["version"] != "4":
+        return BridgeError(422, f"unsupported webhook version {payload['version'][:16]!r}: expected \"4\"")
+    checks: list[tuple[str, type | tuple[type, ...], str]] = [
+        ("status", str, "a string"),
+        ("alerts", list, "an array"),
+        ("receiver", str, "a string"),
+        ("groupKey", str, "a string"),
+        ("externalURL", str, "a string"),
+        ("groupLabels", dict, "an object"),
+        ("commonLabels", dict, "an object"),
+        ("commonAnnotations", dict, "an object"),
+        ("truncatedAlerts", int, "an integer"),
+    ]
+    for key, expected, name in checks:
+        if key in payload and (err := _check_type(key, payload[key], expected, name)) is not None:
+            return err
+    if payload["status"] not in ALERT_STATUSES:
+        return BridgeError(422, f"status must be firing or resolved, got {payload['status'][:64]!r}")
+    alerts = payload["alerts"]
+    if len(alerts) > MAX_ALERTS:
+        return BridgeError(413, f"{len(alerts)} alerts in one request exceeds the limit of {MAX_ALERTS}")
+    if not alerts:
+        return BridgeError(422, "alerts is empty: nothing to record")
+    for index, alert in enumerate(alerts):
+        if (err := _validate_alert(index, alert)) is not None:
+            return err
+    return None
+
+
+def alert_to_incident(alert: dict[str, Any], *, namespace: str, received_at: datetime) -> AlertIncident | str:
+    """One validated alert → an Incident, or the reason it cannot be one."""
+    labels: dict[str, Any] = alert["labels"]
+    annotations: dict[str, Any] = alert.get("annotations") or {}
+    service = _service(labels)
+    if service is None:
+        return f"labels name no service: set one of {', '.join(SERVICE_LABELS)}"
+    alertname = labels.get("alertname") if isinstance(labels.get("alertname"), str) else None
+    summary = annotations.get("summary")
+    title = _one_line(summary, MAX_TITLE) if isinstance(summary, str) else ""
+    if not title and alertname:
+        title = _one_line(alertname, MAX_TITLE)
+    if not title:
+        return "neither annotations.summary nor labels.alertname gives a title"
+
+    fingerprint: str = alert["fingerprint"].strip()
+    name = incident_name(fingerprint)
+    spec: dict[str, Any] = {
+        "service": service,
+        "severity": map_severity(labels.get("severity") if isinstance(labels.get("severity"), str) else None),
+        "title": title,
+    }
+    description = annotations.get("description")
+    if isinstance(description, str) and description.strip():
+        spec["description"] = description.strip()[:MAX_DESCRIPTION]
+    if isinstance(annotations.get("symptoms"), str):
+        symptoms = parse_symptoms(annotations["symptoms"])
+        if symptoms:
+            spec["symptoms"] = symptoms
+    for key in SIGNATURE_ANNOTATIONS:
+        if isinstance(annotations.get(key), str):
+            signatures = parse_signatures(annotations[key])
+            if signatures:
+                spec["errorSignatures"] = signatures
+            break
+    started = parse_time(alert["startsAt"])
+    if started is not None and not _is_zero(started):
+        spec["startedAt"] = format_time(started)
+    spec["labels"] = _spec_labels(labels, fingerprint, alertname)
+
+    status = alert["status"]
+    tracking: dict[str, str | None] = {
+        ANN_STATUS: status,
+        ANN_FINGERPRINT: fingerprint[:MAX_ANNOTATION_VALUE],
+        ANN_LAST_SEEN: format_time(received_at),
+    }
+    if started is not None and not _is_zero(started):
+        tracking[ANN_STARTS_AT] = format_time(started)
+    if isinstance(alert.get("generatorURL"), str) and alert["generatorURL"]:
+        tracking[ANN_GENERATOR] = alert["generatorURL"][:MAX_ANNOTATION_VALUE]
+    if status == "resolved":
+        ends = parse_time(alert["endsAt"]) if isinstance(alert.get("endsAt"), str) else None
+        tracking[ANN_RESOLVED_AT] = format_time(ends if ends is not None and not _is_zero(ends) else received_at)
+    else:
+        # Firing again after a resolution: a stale resolved-at would claim the
+        # symptom had stopped. null removes the key in a merge patch.
+        tracking[ANN_RESOLVED_AT] = None
+
+    created_annotations = {k: v for k, v in tracking.items() if v is not None}
+    manifest = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {SOURCE_LABEL: "alertmanager"},
+            "annotations": created_annotations,
+        },
+        "spec": spec,
+    }
+    patch = {"metadata": {"annotations": tracking}}
+    return AlertIncident(name=name, status=status, manifest=manifest, patch=patch)
+
+
+def map_payload(payload: Any, *, namespace: str, received_at: datetime) -> Mapped | BridgeError:
+    """A decoded webhook body → the Incidents to write, or why it is refused.
+
+    Alerts with the same fingerprint in one payload collapse to the last one.
+    When no alert can become an Incident the request is refused (422) with the
+    first alert's reason; otherwise the unusable ones are reported as skipped.
+    """
+    if (err := validate_payload(payload)) is not None:
+        return err
+    by_name: dict[str, AlertIncident] = {}
+    skipped: list[Skipped] = []
+    for index, alert in enumerate(payload["alerts"]):
+        result = alert_to_incident(alert, namespace=namespace, received_at=received_at)
+        if isinstance(result, str):
+            skipped.append(Skipped(index, f"alerts[{index}]: {result}"))
+        else:
+            by_name.pop(result.name, None)
+            by_name[result.name] = result
+    if not by_name:
+        return BridgeError(422, skipped[0].reason)
+    return Mapped(incidents=list(by_name.values()), skipped=skipped)

@@ -1,0 +1,373 @@
+"""Alertmanager webhook → Incident mapping, as plain functions (no cluster).
+
+The integration test (tests/integration/test_bridge.py) sends the same kinds
+of payloads through a real Alertmanager and a real API server; here every
+branch of the mapping and every refusal is pinned down, table-driven.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from recall_operator.bridge import alertmanager as am
+from recall_operator.bridge.alertmanager import BridgeError, Mapped, map_payload
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=timezone.utc)
+NS = "prod"
+
+
+def alert(**over: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "status": "firing",
+        "labels": {"alertname": "HighLatency", "service": "cart-service", "severity": "critical", "team": "shop"},
+        "annotations": {
+            "summary": "p99 latency above 2s on cart",
+            "description": "checkout requests time out",
+            "symptoms": "Latency Spike, 5xx,  cache_eviction ",
+            "errorSignatures": "redis: connection pool timeout\nupstream timed out, retrying",
+        },
+        "startsAt": "2026-03-04T05:00:00.123456789Z",
+        "endsAt": "0001-01-01T00:00:00Z",
+        "generatorURL": "http://prometheus.example/graph?g0.expr=x",
+        "fingerprint": "0123456789abcdef",
+    }
+    base.update(over)
+    return base
+
+
+def payload(*alerts: dict[str, Any], **over: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "version": "4",
+        "groupKey": '{}:{alertname="HighLatency"}',
+        "truncatedAlerts": 0,
+        "status": "firing",
+        "receiver": "recall",
+        "groupLabels": {"alertname": "HighLatency"},
+        "commonLabels": {"alertname": "HighLatency"},
+        "commonAnnotations": {},
+        "externalURL": "http://alertmanager.example",
+        "alerts": list(alerts) or [alert()],
+    }
+    body.update(over)
+    return body
+
+
+def mapped(body: Any) -> Mapped:
+    result = map_payload(body, namespace=NS, received_at=NOW)
+    assert isinstance(result, Mapped), result
+    return result
+
+
+def refused(body: Any) -> BridgeError:
+    result = map_payload(body, namespace=NS, received_at=NOW)
+    assert isinstance(result, BridgeError), result
+    return result
+
+
+def without(d: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k != key}
+
+
+# --------------------------------------------------------------------------
+# the mapping
+
+
+def test_firing_alert_maps_to_the_incident_spec() -> None:
+    [inc] = mapped(payload()).incidents
+    assert inc.name == "alert-0123456789abcdef"
+    assert inc.manifest["apiVersion"] == "recall.dev/v1alpha1"
+    assert inc.manifest["kind"] == "Incident"
+    assert inc.manifest["metadata"]["namespace"] == NS
+    assert inc.manifest["metadata"]["labels"] == {"recall.dev/source": "alertmanager"}
+    assert inc.manifest["spec"] == {
+        "service": "cart-service",
+        "severity": "critical",
+        "title": "p99 latency above 2s on cart",
+        "description": "checkout requests time out",
+        "symptoms": ["latency-spike", "5xx", "cache-eviction"],
+        "errorSignatures": ["redis: connection pool timeout", "upstream timed out, retrying"],
+        "startedAt": "2026-03-04T05:00:00Z",
+        "labels": {
+            "source": "alertmanager",
+            "fingerprint": "0123456789abcdef",
+            "alertname": "HighLatency",
+            "service": "cart-service",
+            "severity": "critical",
+            "team": "shop",
+        },
+    }
+    annotations = inc.manifest["metadata"]["annotations"]
+    assert annotations["recall.dev/alert-status"] == "firing"
+    assert annotations["recall.dev/alert-last-seen-at"] == "2026-03-04T05:06:07Z"
+    assert "recall.dev/alert-resolved-at" not in annotations
+
+
+def test_the_bridge_never_writes_resolution_or_parameters() -> None:
+    # Alert text must not reach Runbook commands (parameters) nor claim a fix (resolution),
+    # even when the alert carries labels or annotations by those names.
+    a = alert(
+        status="resolved",
+        endsAt="2026-03-04T05:30:00Z",
+        labels={**alert()["labels"], "parameters": "rm -rf /", "resolution": "fixed"},
+        annotations={**alert()["annotations"], "resolution": "restart it", "parameters": "x"},
+    )
+    [inc] = mapped(payload(a, status="resolved")).incidents
+    assert "resolution" not in inc.manifest["spec"]
+    assert "parameters" not in inc.manifest["spec"]
+    assert "spec" not in inc.patch
+    assert inc.manifest["metadata"]["annotations"]["recall.dev/alert-resolved-at"] == "2026-03-04T05:30:00Z"
+    assert inc.patch["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
+
+
+def test_refire_patch_touches_only_tracking_annotations() -> None:
+    [inc] = mapped(payload()).incidents
+    assert set(inc.patch) == {"metadata"}
+    assert set(inc.patch["metadata"]) == {"annotations"}
+    assert all(k.startswith("recall.dev/alert-") for k in inc.patch["metadata"]["annotations"])
+    # firing again clears a stale resolved-at (null deletes it in a merge patch)
+    assert inc.patch["metadata"]["annotations"]["recall.dev/alert-resolved-at"] is None
+
+
+def test_same_fingerprint_same_name_and_spec() -> None:
+    first = mapped(payload()).incidents[0]
+    later = map_payload(payload(), namespace=NS, received_at=datetime(2027, 1, 1, tzinfo=timezone.utc))
+    assert isinstance(later, Mapped)
+    assert later.incidents[0].name == first.name
+    assert later.incidents[0].manifest["spec"] == first.manifest["spec"]
+
+
+def test_duplicate_fingerprints_in_one_payload_collapse_to_the_last() -> None:
+    result = mapped(payload(alert(), alert(status="resolved", endsAt="2026-03-04T06:00:00Z")))
+    assert [i.name for i in result.incidents] == ["alert-0123456789abcdef"]
+    assert result.incidents[0].status == "resolved"
+
+
+@pytest.mark.parametrize(
+    ("labels", "service"),
+    [
+        ({"service": "a", "job": "b", "app": "c"}, "a"),
+        ({"job": "b", "app": "c"}, "b"),
+        ({"app": "c"}, "c"),
+        ({"service": "  ", "job": "b"}, "b"),
+        ({"service": " padded "}, "padded"),
+    ],
+)
+def test_service_falls_back_to_job_then_app(labels: dict[str, str], service: str) -> None:
+    [inc] = mapped(payload(alert(labels={"alertname": "X", **labels}))).incidents
+    assert inc.manifest["spec"]["service"] == service
+
+
+@pytest.mark.parametrize(
+    ("label", "severity"),
+    [
+        ("critical", "critical"), ("CRIT", "critical"), ("page", "critical"),
+        ("error", "high"), ("high", "high"),
+        ("warning", "medium"), ("medium", "medium"),
+        ("info", "low"), ("low", "low"),
+        ("bogus", "medium"), (None, "medium"),
+    ],
+)
+def test_severity_mapping(label: str | None, severity: str) -> None:
+    labels = {"alertname": "X", "service": "s"} | ({"severity": label} if label else {})
+    [inc] = mapped(payload(alert(labels=labels))).incidents
+    assert inc.manifest["spec"]["severity"] == severity
+
+
+def test_title_falls_back_to_alertname_and_is_one_line() -> None:
+    [inc] = mapped(payload(alert(annotations={}))).incidents
+    assert inc.manifest["spec"]["title"] == "HighLatency"
+    assert "description" not in inc.manifest["spec"] and "symptoms" not in inc.manifest["spec"]
+    [inc] = mapped(payload(alert(annotations={"summary": "line one\n  line two\t"}))).incidents
+    assert inc.manifest["spec"]["title"] == "line one line two"
+
+
+@pytest.mark.parametrize(
+    ("raw", "tags"),
+    [
+        ("latency-spike", ["latency-spike"]),
+        ("OOM Kill, 5XX", ["oom-kill", "5xx"]),
+        ("--a--b--, ,,", ["a-b"]),
+        ("dup, DUP, dup ", ["dup"]),
+        ("ünïcode!!, ok", ["n-code", "ok"]),
+        ("!!!, ---", []),
+        ("x" * 100, ["x" * 63]),
+        ("a" * 62 + "-b", ["a" * 62]),
+    ],
+)
+def test_symptoms_are_sanitised_to_the_crd_pattern(raw: str, tags: list[str]) -> None:
+    assert am.parse_symptoms(raw) == tags
+    for tag in am.parse_symptoms(raw):
+        assert am.SYMPTOM_PATTERN.match(tag) and len(tag) <= 63
+
+
+def test_fingerprint_names_are_dns_1123_and_distinct() -> None:
+    assert am.incident_name("abcdef0123") == "alert-abcdef0123"
+    upper, lower = am.incident_name("ABC"), am.incident_name("abc")
+    assert upper != lower and upper.startswith("alert-abc-")
+    long = am.incident_name("f" * 400)
+    assert len(long) <= 253
+    for name in (upper, lower, long, am.incident_name("a/b c_d.e")):
+        assert len(name) <= 253
+        assert all(part and part[0].isalnum() and part[-1].isalnum() for part in name.split("."))
+        assert set(name) <= set("abcdefghijklmnopqrstuvwxyz0123456789-.")
+
+
+def test_labels_are_strings_and_capped_with_bridge_keys_kept() -> None:
+    labels = {f"k{i:03}": f"v{i}" for i in range(300)} | {"service": "s", "alertname": "A", "num": 3}
+    a = alert(labels=labels)
+    # numbers are sanitised to strings (labels are strings in the CRD)
+    assert am.validate_payload(payload(a)) is None
+    [inc] = mapped(payload(a)).incidents
+    spec_labels = inc.manifest["spec"]["labels"]
+    assert len(spec_labels) == am.MAX_LABELS
+    assert spec_labels["source"] == "alertmanager" and spec_labels["fingerprint"] == "0123456789abcdef"
+    assert all(isinstance(v, str) for v in spec_labels.values())
+    [inc] = mapped(payload(alert(labels={"service": "s", "alertname": "A", "num": 3, "flag": True}))).incidents
+    assert inc.manifest["spec"]["labels"]["num"] == "3"
+    assert inc.manifest["spec"]["labels"]["flag"] == "true"
+
+
+def test_alert_without_service_is_skipped_when_others_map() -> None:
+    bad = alert(fingerprint="ffff", labels={"alertname": "NoService"})
+    result = mapped(payload(alert(), bad))
+    assert [i.name for i in result.incidents] == ["alert-0123456789abcdef"]
+    assert [s.index for s in result.skipped] == [1]
+    assert "service" in result.skipped[0].reason
+
+
+@pytest.mark.parametrize(
+    ("stamp", "expected"),
+    [
+        ("2026-03-04T05:00:00Z", "2026-03-04T05:00:00Z"),
+        ("2026-03-04T05:00:00.999999999Z", "2026-03-04T05:00:00Z"),
+        ("2026-03-04T07:00:00+02:00", "2026-03-04T05:00:00Z"),
+        ("2026-03-04T05:00:00.5-01:30", "2026-03-04T06:30:00Z"),
+    ],
+)
+def test_started_at_is_normalised_to_utc(stamp: str, expected: str) -> None:
+    [inc] = mapped(payload(alert(startsAt=stamp))).incidents
+    assert inc.manifest["spec"]["startedAt"] == expected
+
+
+# --------------------------------------------------------------------------
+# every bridge-made Incident fits the CRD
+
+
+def _incident_spec_schema() -> dict[str, Any]:
+    crd = yaml.safe_load((ROOT / "crds" / "incidents.yaml").read_text())
+    return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+
+
+def test_limits_match_the_crd() -> None:
+    props = _incident_spec_schema()["properties"]
+    assert props["service"]["maxLength"] == am.MAX_SERVICE
+    assert props["title"]["maxLength"] == am.MAX_TITLE
+    assert props["description"]["maxLength"] == am.MAX_DESCRIPTION
+    assert props["symptoms"]["maxItems"] == am.MAX_SYMPTOMS
+    assert props["symptoms"]["items"]["maxLength"] == am.MAX_SYMPTOM_LEN
+    assert props["symptoms"]["items"]["pattern"] == am.SYMPTOM_PATTERN.pattern
+    assert props["errorSignatures"]["maxItems"] == am.MAX_SIGNATURES
+    assert props["errorSignatures"]["items"]["maxLength"] == am.MAX_SIGNATURE_LEN
+    assert props["labels"]["maxProperties"] == am.MAX_LABELS
+    assert props["labels"]["additionalProperties"]["maxLength"] == am.MAX_LABEL_VALUE
+    assert set(props["severity"]["enum"]) == set(am.SEVERITY_ALIASES.values())
+
+
+def test_extreme_alert_still_fits_the_crd_schema() -> None:
+    huge = alert(
+        labels={"service": "s" * 1000, "alertname": "A" * 5000, **{f"l{i}": "v" * 9000 for i in range(200)}},
+        annotations={
+            "summary": "t" * 5000,
+            "description": "d" * 100_000,
+            "symptoms": ",".join(f"Tag {i} !" + "x" * 80 for i in range(200)),
+            "errorSignatures": "\n".join(f"e{i}" + "y" * 9000 for i in range(300)),
+        },
+    )
+    [inc] = mapped(payload(huge)).incidents
+    schema = copy.deepcopy(_incident_spec_schema())
+    schema["additionalProperties"] = False
+    jsonschema.validate(inc.manifest["spec"], schema)
+    assert inc.manifest["spec"]["service"].strip() and inc.manifest["spec"]["title"].strip()
+
+
+# --------------------------------------------------------------------------
+# refusals: each malformed payload gets a 4xx that names what is wrong
+
+
+MALFORMED: list[tuple[str, Any, int, str]] = [
+    ("not an object", [1, 2], 422, "the payload must be a JSON object"),
+    ("no version", without(payload(), "version"), 422, "version is missing"),
+    ("wrong version", payload(version="3"), 422, "unsupported webhook version"),
+    ("version not a string", payload(version=4), 422, "version must be a string"),
+    ("no alerts", without(payload(), "alerts"), 422, "alerts is missing"),
+    ("alerts not a list", payload(alerts={"a": 1}), 422, "alerts must be an array"),
+    ("empty alerts", {**payload(), "alerts": []}, 422, "alerts is empty"),
+    ("too many alerts", payload(*[alert(fingerprint=f"{i:x}") for i in range(am.MAX_ALERTS + 1)]), 413, "exceeds the limit"),
+    ("bad top status", payload(status="pending"), 422, "status must be firing or resolved"),
+    ("receiver wrong type", payload(receiver=7), 422, "receiver must be a string"),
+    ("alert not an object", payload(alerts=["x"]), 422, "alerts[0] must be an object"),
+    ("alert missing labels", payload(without(alert(), "labels")), 422, "alerts[0].labels is missing"),
+    ("alert missing fingerprint", payload(without(alert(), "fingerprint")), 422, "alerts[0].fingerprint is missing"),
+    ("alert missing startsAt", payload(without(alert(), "startsAt")), 422, "alerts[0].startsAt is missing"),
+    ("labels not an object", payload(alert(labels=["service"])), 422, "alerts[0].labels must be an object"),
+    ("nested label value", payload(alert(labels={"service": {"x": 1}})), 422, "alerts[0].labels.service must be a string"),
+    ("alert status unknown", payload(alert(status="maybe")), 422, "alerts[0].status must be firing or resolved"),
+    ("bad startsAt", payload(alert(startsAt="yesterday")), 422, "alerts[0].startsAt is not an RFC 3339 time"),
+    ("empty fingerprint", payload(alert(fingerprint="  ")), 422, "alerts[0].fingerprint is empty"),
+    ("fingerprint a number", payload(alert(fingerprint=12)), 422, "alerts[0].fingerprint must be a string"),
+    ("no service label", payload(alert(labels={"alertname": "X", "severity": "high"})), 422, "labels name no service"),
+    ("no title at all", payload(alert(labels={"service": "s"}, annotations={})), 422, "neither annotations.summary"),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "status", "reason"), MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_malformed_payloads_are_refused_with_a_reason(case: str, body: Any, status: int, reason: str) -> None:
+    err = refused(body)
+    assert err.status_code == status, err
+    assert reason in err.reason, err
+
+
+BODIES: list[tuple[str, bytes, int, str]] = [
+    ("empty body", b"", 400, "body is empty"),
+    ("truncated json", b'{"version": "4", "alerts": [', 400, "not valid JSON"),
+    ("not utf-8", b'{"a": "\xff\xfe"}', 400, "not UTF-8"),
+    ("too big", b" " * (am.MAX_BODY_BYTES + 1), 413, "exceeds the limit"),
+    ("deep nesting", b"[" * 100_000 + b"]" * 100_000, 400, "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "status", "reason"), BODIES, ids=[b[0] for b in BODIES])
+def test_bad_bodies_are_refused_with_a_reason(case: str, body: bytes, status: int, reason: str) -> None:
+    err = am.parse_body(body)
+    assert isinstance(err, BridgeError), err
+    assert err.status_code == status and reason in err.reason, err
+
+
+def test_good_body_parses() -> None:
+    assert am.parse_body(json.dumps(payload()).encode()) == payload()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "length", "status"),
+    [
+        ("application/json", 10, None),
+        ("application/json; charset=utf-8", None, None),
+        ("application/vnd.alert+json", 10, None),
+        ("text/plain", 10, 415),
+        (None, 10, 415),
+        ("application/x-www-form-urlencoded", 10, 415),
+        ("application/json", am.MAX_BODY_BYTES + 1, 413),
+    ],
+)
+def test_request_headers_are_checked_first(content_type: str | None, length: int | None, status: int | None) -> None:
+    err = am.check_request(content_type, length)
+    assert (err.status_code if err else None) == status
