@@ -24,6 +24,7 @@ class CatalogFit:
     runbook: str
     fit: float  # 0..1
     why: str
+    shared_symptoms: tuple[str, ...] = ()
 
 
 def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> CatalogFit:
@@ -42,7 +43,7 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> Cat
     lexical = len(title_words & words) / len(title_words) if title_words else 0.0
     fit = 0.45 * service + 0.45 * symptoms + 0.10 * lexical
     why = f"{where}; symptoms shared: {', '.join(shared) or 'none'}"
-    return CatalogFit(runbook.name, round(fit, 3), why)
+    return CatalogFit(runbook.name, round(fit, 3), why, tuple(shared))
 
 
 def best_catalog_fit(
@@ -51,5 +52,6 @@ def best_catalog_fit(
     """The best-fitting runbook above the bar, skipping the excluded ones (stale, failed here)."""
     skip = set(excluded)
     fits = [catalog_fit(spec, rb, topology) for name, rb in sorted(catalog.items()) if name not in skip]
-    fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR]
+    # Where a runbook applies is not what it fixes: without a shared symptom it is not offered.
+    fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR and f.shared_symptoms]
     return max(fits, key=lambda f: f.fit, default=None)

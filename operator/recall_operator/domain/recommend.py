@@ -57,6 +57,8 @@ class Settings:
 RISK_DEDUCTION = {"low": 0, "medium": 5, "high": 15, "critical": 30}
 # A runbook whose smoothed win rate is 0.5 loses half of this; one at 1.0 loses nothing.
 WIN_RATE_WEIGHT = 30
+# Points a fix gains for each further precedent it resolved (beyond its best one).
+FURTHER_WITNESS = 2.0
 # A catalog choice with no confirmed outcome behind it is capped here (always advisory by default).
 CATALOG_CAP = 50
 
@@ -232,7 +234,7 @@ def _from_memory(
         warnings.append(f"runbook {rb} was tried before under the same conditions and failed ({inc})")
 
     # Each independent precedent votes for the fix that resolved it, weighted by similarity.
-    support: dict[str | None, float] = defaultdict(float)
+    support: dict[str | None, float] = {}
     backers: dict[str | None, list[ScoredMemory]] = defaultdict(list)
     authority = max(s.similarity for s in reps)
     for rep in [*reps, *linked]:
@@ -243,7 +245,9 @@ def _from_memory(
             continue
         # A correction carries the authority of the evidence it corrects.
         weight = authority if rep.memory.incident in superseded.values() else rep.similarity
-        support[rb] += weight
+        # Look-alikes of one family are not independent witnesses: a fix is as
+        # strong as its best precedent, and each further one adds a little.
+        support[rb] = max(support[rb], weight) + FURTHER_WITNESS if rb in support else weight
         backers[rb].append(rep)
 
     blocked = {rb: f"stale after migration {stale[rb]}" for rb in support if rb in stale}
@@ -260,6 +264,13 @@ def _from_memory(
     if not usable or leader in stale:
         # Memory knows this failure, but its fix no longer holds: look for another in the catalog.
         fit = _replacement(incident, [rb for rb in blocked if rb in stale], ctx, excluded={*stale, *failed})
+        if leader is not None and leader in stale:
+            # The stale memory still says how much its fix would have been
+            # trusted, and by how much the migration cut that: a person
+            # weighing the replacement needs both numbers, as with any stale memory.
+            adjusted: list[str] = []
+            _actionability(leader, backers[leader], support[leader] / sum(support.values()), ctx, adjusted, [])
+            warnings.extend(f"remembered fix {leader}: {w}" for w in adjusted)
         reasons.append(
             f"catalog runbook {fit.runbook} fits instead ({fit.why})" if fit else "no runbook in the catalog fits instead"
         )

@@ -48,17 +48,20 @@ class Topology:
         return "unrelated"
 
     def depth(self, service: str) -> int:
-        """How many hops of callees lie below a service (0 for a leaf such as a database)."""
-        seen: set[str] = set()
+        """The longest chain of callees below a service (0 for a leaf such as a database).
 
-        def walk(s: str) -> int:
-            if s in seen:
-                return 0
-            seen.add(s)
-            deps = self.depends_on.get(s, frozenset())
-            return 1 + max((walk(d) for d in deps), default=-1)
+        A cycle in the topology is cut where it closes, so a typo there cannot hang the operator.
+        """
+        memo: dict[str, int] = {}
 
-        return max(walk(service), 0)
+        def walk(s: str, path: frozenset[str]) -> int:
+            if s in memo:
+                return memo[s]
+            deps = [d for d in self.depends_on.get(s, frozenset()) if d not in path]
+            memo[s] = max((1 + walk(d, path | {d}) for d in sorted(deps)), default=0)
+            return memo[s]
+
+        return walk(service, frozenset({service}))
 
     def callers(self, service: str) -> frozenset[str]:
         return frozenset(s for s, deps in self.depends_on.items() if service in deps)
