@@ -1,0 +1,151 @@
+"""Consolidation (memory text, runbook counts, win rate, lessons), the plan and its hash, conditions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from recall_operator.domain.conditions import condition, set_condition
+from recall_operator.domain.consolidation import (
+    NOT_YET_RESOLVED,
+    count_runbook_outcomes,
+    lessons,
+    memory_text,
+    related_incident,
+    runbook_outcome,
+    win_rate,
+)
+from recall_operator.domain.models import RunbookRecord
+from recall_operator.domain.plan import PlanError, build_plan, parameters_for
+from test_domain_builders import REDIS_TEXT, T0, memory, resolution, runbook, spec
+
+FIELDS = (
+    "Incident:", "Service:", "Severity:", "Title:", "Started:", "What was seen:", "Symptoms:",
+    "Error signatures:", "Recent change:", "Root cause:", "What happened and what fixed it:",
+    "Runbook that resolved it:", "Actions, in order, with their results:", "Confirmed by:",
+)
+
+
+@pytest.mark.parametrize(
+    "mem",
+    [
+        memory("inc-1", res=resolution(confirmed_by="")),
+        memory("inc-2", runbook="rb", deployment={"id": "d1", "minutesSinceDeploy": 7}, **REDIS_TEXT),
+    ],
+)
+def test_memory_text_has_every_fixed_field_in_order(mem) -> None:
+    text = memory_text(mem)
+    positions = [text.index(f) for f in FIELDS]
+    assert positions == sorted(positions)
+
+
+def test_memory_text_says_not_yet_resolved_and_keeps_failed_actions() -> None:
+    empty = memory_text(memory("inc-1", res=resolution(confirmed_by="")))
+    assert f"Root cause: {NOT_YET_RESOLVED}" in empty
+    assert f"What happened and what fixed it: {NOT_YET_RESOLVED}" in empty
+    failed = memory_text(memory("inc-2", actions=[("restart pods", "failed"), ("flush keys", "succeeded")]))
+    assert "- restart pods: failed\n- flush keys: succeeded" in failed
+
+
+def test_related_incident() -> None:
+    assert related_incident(resolution(summary="re-page of inc-0008")) == "inc-0008"
+    assert related_incident(resolution(summary="new")) is None
+    assert "Related incident: inc-0008" in memory_text(memory("inc-9", res=resolution(summary="re-page of inc-0008")))
+
+
+@pytest.mark.parametrize(
+    ("res", "expected"),
+    [
+        (resolution("rb"), "succeeded"),  # the runbook field alone counts as a success
+        (resolution("rb", [("run rb", "partial"), ("run rb again", "succeeded")]), "succeeded"),
+        (resolution("rb", [("run rb", "failed")]), "failed"),
+        (resolution(None, [("run rb", "succeeded"), ("run rb", "failed")]), "failed"),
+        (resolution("other"), None),
+        (resolution(None, [("restart pods", "failed")]), None),
+    ],
+)
+def test_runbook_outcome(res, expected) -> None:
+    assert runbook_outcome(res, "rb") == expected
+
+
+def test_count_runbook_outcomes() -> None:
+    outcomes = [resolution("rb"), resolution("rb", [("run rb", "failed")]), resolution("other"), resolution("rb")]
+    assert count_runbook_outcomes(outcomes, "rb") == RunbookRecord(times_executed=3, times_succeeded=2)
+
+
+@pytest.mark.parametrize(
+    ("executed", "succeeded", "low", "high"),
+    [(0, 0, 0.5, 0.5), (1, 1, 0.6, 0.7), (1, 0, 0.3, 0.4), (100, 100, 0.98, 0.995), (10, 5, 0.5, 0.5)],
+)
+def test_win_rate_is_smoothed(executed: int, succeeded: int, low: float, high: float) -> None:
+    rate = win_rate(RunbookRecord(times_executed=executed, times_succeeded=succeeded))
+    assert low <= rate <= high
+    assert rate < 1.0
+
+
+def test_lessons_need_agreeing_successes_on_one_service() -> None:
+    mems = [memory(f"inc-{i}", runbook="rb") for i in range(3)] + [
+        memory("inc-f", runbook="rb", actions=[("run rb", "failed")]),
+        memory("inc-x", service="orders-db", runbook="rb"),
+    ]
+    found = lessons(mems)
+    assert [(l.service, l.runbook, l.outcomes) for l in found] == [("cart-service", "rb", 3)]
+    assert "3 confirmed outcomes on cart-service" in found[0].text
+    assert lessons(mems[:2]) == []
+
+
+RB = runbook("rb", ["cart-service"], title="restart")
+
+
+def test_build_plan_and_read_only_plan() -> None:
+    full = build_plan(spec(), RB)
+    assert full.steps[0].command == ["sh", "-c", "echo $(SERVICE)"]
+    assert full.parameters == {"SERVICE": "cart-service"}
+    ro = build_plan(spec(), RB, read_only=True)
+    assert ro.read_only and ro.steps[0].command == ["echo", "dry", "$(SERVICE)"]
+    assert all(s.command == s.dry_run_command and s.rollback_command == [] for s in ro.steps)
+    assert ro.plan_hash != full.plan_hash
+    assert len(full.plan_hash) == 16
+
+
+def test_read_only_plan_leaves_out_steps_without_a_dry_run() -> None:
+    body = RB.model_dump(by_alias=True)
+    body["spec"]["steps"] = [*body["spec"]["steps"], {"name": "wipe", "image": "busybox", "command": ["rm", "-rf", "/data"]}]
+    rb = type(RB).model_validate(body)
+    assert [s.name for s in build_plan(spec(), rb, read_only=True).steps] == ["act"]
+    assert [s.name for s in build_plan(spec(), rb).steps] == ["act", "wipe"]
+
+
+def test_plan_hash_is_stable_and_changes_with_what_would_run() -> None:
+    base = build_plan(spec(), RB).plan_hash
+    assert build_plan(spec(), RB).plan_hash == base
+    assert build_plan(spec("checkout-api"), RB).plan_hash != base  # a parameter value changed
+    body = RB.model_dump(by_alias=True)
+    body["spec"]["steps"][0]["command"] = ["sh", "-c", "echo other $(SERVICE)"]
+    assert build_plan(spec(), type(RB).model_validate(body)).plan_hash != base  # a command changed
+
+
+@pytest.mark.parametrize("value", ["a;rm -rf /", "$(whoami)", "a b", "`id`", "x|y", "a&&b", "x>y", "a\nb"])
+def test_a_parameter_with_shell_metacharacters_is_refused(value: str) -> None:
+    body = RB.model_dump(by_alias=True)
+    body["spec"]["steps"][0]["command"] = ["echo", "$(TARGET)"]
+    rb = type(RB).model_validate(body)
+    with pytest.raises(PlanError, match="TARGET"):
+        build_plan(spec(parameters={"TARGET": value}), rb)
+    assert parameters_for(spec(parameters={"TARGET": "pod-1"}), rb) == {"SERVICE": "cart-service", "TARGET": "pod-1"}
+
+
+def test_conditions_keep_the_transition_time_until_status_changes() -> None:
+    t1, t2, t3 = T0, T0 + timedelta(minutes=1), T0 + timedelta(minutes=2)
+    conds, changed = set_condition([], "Ready", True, "Assessed", "ok", 1, t1)
+    assert changed and condition(conds, "Ready")["lastTransitionTime"] == t1.isoformat()
+    conds, changed = set_condition(conds, "Ready", True, "Assessed", "still ok", 2, t2)
+    ready = condition(conds, "Ready")
+    assert not changed and ready["lastTransitionTime"] == t1.isoformat()
+    assert ready["observedGeneration"] == 2 and ready["message"] == "still ok"
+    conds, changed = set_condition(conds, "Ready", False, "Failed", "no", 3, t3)
+    assert changed and condition(conds, "Ready")["lastTransitionTime"] == t3.isoformat()
+    conds, _ = set_condition(conds, "Stale", False, "Fresh", "", 3, t3)
+    assert [c["type"] for c in conds] == ["Ready", "Stale"]
+    assert condition(conds, "Missing") is None

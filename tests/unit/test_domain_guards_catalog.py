@@ -1,0 +1,115 @@
+"""Guards (staleness, failed before, contradictions) and the catalog fit."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from recall_operator.domain.catalog import CATALOG_FIT_BAR, best_catalog_fit, catalog_fit
+from recall_operator.domain.guards import (
+    failed_before,
+    memory_staleness,
+    open_contradictions,
+    reconciled_with,
+    stale_runbooks,
+)
+from test_domain_builders import REDIS_TEXT, T0, TOPOLOGY, contradiction, memory, migration, runbook, spec
+
+MIGRATED = T0 + timedelta(days=14)
+LATER = T0 + timedelta(days=60)
+MIG = migration("redis-to-enterprise", "redis-cluster", ["redis-restart-vm"], when=MIGRATED, keywords=["restart redis-server"])
+
+
+@pytest.mark.parametrize(
+    ("mem", "now", "stale"),
+    [
+        (memory("inc-1", runbook="redis-restart-vm", resolved_at=T0), LATER, True),  # used the runbook
+        (memory("inc-1", actions=[("ssh in and restart redis-server", "succeeded")], resolved_at=T0), LATER, True),
+        (memory("inc-1", runbook="redis-restart-vm", resolved_at=MIGRATED + timedelta(days=1)), LATER, False),
+        (memory("inc-1", runbook="redis-restart-vm", resolved_at=T0), MIGRATED - timedelta(days=1), False),
+        (memory("inc-1", runbook="k8s-rollback", resolved_at=T0), LATER, False),  # another fix
+    ],
+)
+def test_memory_staleness(mem, now, stale: bool) -> None:
+    found = memory_staleness(mem, [MIG], TOPOLOGY, now)
+    assert (found is not None) is stale
+    if found:
+        assert found.migration == "redis-to-enterprise" and found.deduction == 29
+        assert "inc-1" in found.why and "redis-to-enterprise" in found.why
+
+
+@pytest.mark.parametrize(
+    ("now", "expected"),
+    [(MIGRATED - timedelta(seconds=1), {}), (MIGRATED, {"redis-restart-vm": "redis-to-enterprise"})],
+)
+def test_stale_runbooks_only_once_in_effect(now, expected) -> None:
+    assert stale_runbooks([MIG], now) == expected
+
+
+def test_stale_runbooks_from_a_date_only_migration() -> None:
+    m = migration("m", "redis-cluster", ["rb"], when=MIGRATED).model_copy(update={"applied_at": None})
+    assert stale_runbooks([m], MIGRATED - timedelta(hours=1)) == {}
+    assert stale_runbooks([m], MIGRATED) == {"rb": "m"}
+
+
+@pytest.mark.parametrize(
+    ("attempts", "expected"),
+    [
+        ([("failed", 0)], {"rb": "inc-0"}),
+        ([("failed", 0), ("succeeded", 1)], {}),  # worked later: not held against it
+        ([("succeeded", 0), ("failed", 1)], {"rb": "inc-1"}),  # the LAST attempt decides
+        ([("failed", 1), ("succeeded", 0)], {"rb": "inc-1"}),  # by time, not by list order
+        ([], {}),
+    ],
+)
+def test_failed_before_uses_the_last_attempt(attempts: list[tuple[str, int]], expected: dict) -> None:
+    precedents = [
+        memory(f"inc-{day}", actions=[("run runbook rb", result)], resolved_at=T0 + timedelta(days=day))
+        for result, day in attempts
+    ]
+    assert failed_before(precedents, ["rb", "other"]) == expected
+
+
+def test_open_and_reconciled_contradictions() -> None:
+    open_c = contradiction("c-open", {"inc-1": "raise it", "inc-2": "lower it"})
+    done = contradiction("c-done", {"inc-3": "a", "inc-4": "b"}, state="reconciled")
+    assert [c.name for c in open_contradictions([open_c, done], ["inc-2"])] == ["c-open"]
+    assert open_contradictions([open_c, done], ["inc-3", "inc-9"]) == []
+    assert [c.name for c in reconciled_with([open_c, done], ["inc-4"])] == ["c-done"]
+
+
+REDIS_RB = runbook("redis-flush", ["cart-service", "redis-cluster"], ["latency-spike", "timeout"], title="flush redis hot keys")
+
+
+@pytest.mark.parametrize(
+    ("service", "symptoms", "fit", "why"),
+    [
+        ("cart-service", ["latency-spike", "timeout"], 0.9, "applies to cart-service"),
+        ("checkout-api", ["latency-spike", "timeout"], 0.675, "applies to a neighbour of checkout-api"),
+        ("orders-db", ["latency-spike", "timeout"], 0.45, "does not list orders-db"),
+        ("cart-service", [], 0.45, "symptoms shared: none"),
+    ],
+)
+def test_catalog_fit(service: str, symptoms: list[str], fit: float, why: str) -> None:
+    result = catalog_fit(spec(service, title="nothing in common", symptoms=symptoms), REDIS_RB, TOPOLOGY)
+    assert result.fit == pytest.approx(fit)
+    assert why in result.why
+
+
+def test_catalog_fit_title_words_count_least() -> None:
+    plain = catalog_fit(spec(title="x", symptoms=["timeout"]), REDIS_RB, TOPOLOGY).fit
+    worded = catalog_fit(spec(title="redis hot keys", symptoms=["timeout"]), REDIS_RB, TOPOLOGY).fit
+    assert 0 < worded - plain <= 0.1
+
+
+def test_best_catalog_fit_skips_the_excluded_and_the_unfit() -> None:
+    other = runbook("cart-restart", ["cart-service"], ["latency-spike"])
+    unrelated = runbook("db-vacuum", ["orders-db"], ["disk-full"])
+    catalog = {rb.name: rb for rb in (REDIS_RB, other, unrelated)}
+    s = spec(symptoms=["latency-spike", "timeout"])
+    assert best_catalog_fit(s, catalog, TOPOLOGY).runbook == "redis-flush"
+    assert best_catalog_fit(s, catalog, TOPOLOGY, excluded={"redis-flush"}).runbook == "cart-restart"
+    assert best_catalog_fit(s, catalog, TOPOLOGY, excluded={"redis-flush", "cart-restart"}) is None
+    assert best_catalog_fit(spec("orders-db"), {"redis-flush": REDIS_RB}, TOPOLOGY) is None
+    assert CATALOG_FIT_BAR > 0

@@ -1,0 +1,130 @@
+"""The decision chain end to end on small hand-built histories, the seeds' cases among them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from recall_operator.domain.models import RunbookRecord
+from recall_operator.domain.recommend import assess
+from test_domain_builders import (
+    KAFKA_TEXT,
+    REDIS_TEXT,
+    T0,
+    context,
+    contradiction,
+    incident,
+    memory,
+    migration,
+    runbook,
+)
+
+VM_RESTART = runbook("redis-restart-vm", ["redis-cluster", "cart-service"], ["latency-spike", "timeout"])
+MANAGED = runbook("redis-failover-managed", ["redis-cluster"], ["latency-spike", "timeout", "cache-eviction"])
+RECORDS = {"redis-restart-vm": RunbookRecord(times_executed=3, times_succeeded=3)}
+REDIS_PRECEDENT = memory(
+    "inc-0017",
+    runbook="redis-restart-vm",
+    actions=[("restart redis-server on the VM via runbook redis-restart-vm", "succeeded")],
+    resolved_at=T0 - timedelta(days=30),
+    **REDIS_TEXT,
+)
+REDIS_MIGRATION = migration("redis-to-enterprise", "redis-cluster", ["redis-restart-vm"], keywords=["restart redis-server"])
+
+
+def test_without_a_migration_the_precedent_is_actionable() -> None:
+    rec = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], context(catalog=[VM_RESTART, MANAGED], records=RECORDS))
+    assert (rec.recommendation.mode, rec.recommendation.runbook) == ("actionable", "redis-restart-vm")
+
+
+@pytest.mark.parametrize("catalog", [[VM_RESTART, MANAGED], [VM_RESTART]])
+def test_redis_migration_marks_the_memory_stale_without_deleting_it(catalog) -> None:
+    ctx = context(catalog=catalog, records=RECORDS, migrations=[REDIS_MIGRATION])
+    result = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], ctx)
+    match = next(m for m in result.matches if m.incident == "inc-0017")
+    assert match.stale is not None and match.stale.migration == "redis-to-enterprise"
+    rec = result.recommendation
+    adjusted = [w for w in rec.warnings if "actionability adjusted from" in w]
+    assert adjusted and " because inc-0017 used runbook redis-restart-vm" in adjusted[0]
+    assert not (rec.mode == "actionable" and rec.runbook == "redis-restart-vm")
+    assert rec.runbook != "redis-restart-vm"
+
+
+def test_a_stale_fix_phrase_deducts_but_never_below_the_floor() -> None:
+    # The precedent's runbook is still valid, but its actions restarted the old VMs by hand.
+    rb = runbook("cart-drain", ["cart-service"], ["latency-spike"])
+    mem = memory(
+        "inc-3", runbook="cart-drain", actions=[("restart redis-server", "succeeded"), ("run cart-drain", "succeeded")],
+        resolved_at=T0 - timedelta(days=30), **REDIS_TEXT,
+    )
+    fresh = assess(incident(**REDIS_TEXT), [mem], context(catalog=[rb])).recommendation
+    mig = migration("m", "redis-cluster", keywords=["restart redis-server"], deduction=100)
+    stale = assess(incident(**REDIS_TEXT), [mem], context(catalog=[rb], migrations=[mig])).recommendation
+    assert stale.actionability == 15 < fresh.actionability
+    assert any(f"adjusted from {fresh.actionability} to 15 because" in w for w in stale.warnings)
+    assert stale.mode == "advisory"
+
+
+KAFKA_RAISE = runbook("kafka-raise-poll-interval", ["kafka-orders"], ["consumer-lag"])
+KAFKA_LOWER = runbook("kafka-lower-poll-records", ["kafka-orders"], ["consumer-lag"])
+
+
+def test_kafka_contradiction_is_advisory_and_shows_both_claims() -> None:
+    older = memory("inc-0007", service="kafka-orders", runbook=KAFKA_RAISE.name, resolved_at=T0, **KAFKA_TEXT)
+    newer = memory("inc-0023", service="kafka-orders", runbook=KAFKA_LOWER.name, resolved_at=T0 + timedelta(days=20),
+                   **{**KAFKA_TEXT, "title": "order consumers lagging"})
+    c = contradiction("kafka-poll", {
+        "inc-0007": "raise max.poll.interval.ms",
+        "inc-0023": "lower max.poll.records; a longer interval hides deadlocked consumers",
+    })
+    ctx = context(catalog=[KAFKA_RAISE, KAFKA_LOWER], contradictions=[c])
+    result = assess(incident(service="kafka-orders", **KAFKA_TEXT), [older, newer], ctx)
+    rec = result.recommendation
+    assert rec.mode == "advisory"
+    text = "\n".join(rec.warnings)
+    assert "raise max.poll.interval.ms" in text and "lower max.poll.records" in text
+    assert {m.contradiction for m in result.matches} == {"kafka-poll"}
+    # Reconciled, the same history may be acted on.
+    done = contradiction("kafka-poll", dict(zip(c.spec.memories, ("a", "b"))), state="reconciled")
+    again = assess(incident(service="kafka-orders", **KAFKA_TEXT), [older, newer], context(catalog=[KAFKA_RAISE, KAFKA_LOWER], contradictions=[done]))
+    assert not any("open contradiction" in w for w in again.recommendation.warnings)
+
+
+def test_a_runbook_whose_last_attempt_failed_is_never_actionable() -> None:
+    rb = runbook("cart-restart", ["cart-service"], ["latency-spike"])
+    failed = memory("inc-5", actions=[("run cart-restart", "failed")], runbook="cart-restart", **REDIS_TEXT)
+    rec = assess(incident(**REDIS_TEXT), [failed], context(catalog=[rb])).recommendation
+    assert not (rec.mode == "actionable" and rec.runbook == "cart-restart")
+    assert any("cart-restart was tried before" in w for w in rec.warnings)
+
+
+def test_nothing_alike_is_novel_and_read_only() -> None:
+    far = memory("inc-9", service="orders-db", runbook="db-vacuum", title="disk full on orders-db")
+    rec = assess(incident(**REDIS_TEXT), [far], context(catalog=[VM_RESTART])).recommendation
+    assert rec.mode == "novel" and rec.actionability == 0
+    assert any("read-only" in w for w in rec.warnings)
+    empty = assess(incident(**REDIS_TEXT), [], context()).recommendation
+    assert (empty.mode, empty.similarity, empty.runbook) == ("novel", 0, None)
+
+
+def test_the_asking_incident_is_never_its_own_precedent() -> None:
+    me = memory("inc-new", runbook="redis-restart-vm", **REDIS_TEXT)
+    result = assess(incident("inc-new", **REDIS_TEXT), [me], context(catalog=[VM_RESTART]))
+    assert result.matches == [] and result.recommendation.mode == "novel"
+
+
+def test_precedents_that_disagree_keep_it_advisory() -> None:
+    a = runbook("fix-a", ["cart-service"], ["latency-spike"])
+    b = runbook("fix-b", ["cart-service"], ["latency-spike"])
+    mems = [memory("inc-a", runbook="fix-a", **REDIS_TEXT), memory("inc-b", runbook="fix-b", **REDIS_TEXT)]
+    rec = assess(incident(**REDIS_TEXT), mems, context(catalog=[a, b])).recommendation
+    assert rec.mode == "advisory"
+    assert any(w.startswith("precedents disagree") for w in rec.warnings)
+
+
+def test_matches_carry_breakdowns_that_add_up() -> None:
+    result = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], context(catalog=[VM_RESTART], records=RECORDS))
+    m = result.matches[0]
+    assert abs(sum(m.breakdown.values()) - m.similarity) <= 1
+    assert m.outcome == "succeeded" and m.runbook == "redis-restart-vm"

@@ -1,0 +1,163 @@
+"""Similarity terms, candidate ordering, cleaning and re-page merging."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from recall_operator.domain.candidates import clean_candidates, is_confirmed, merge_repages
+from recall_operator.domain.models import RunbookRecord
+from recall_operator.domain.similarity import (
+    ADJACENT_SERVICE_CREDIT,
+    Breakdown,
+    LexicalScorer,
+    Weights,
+    overlap,
+    score_candidates,
+    service_match,
+    signal_alignment,
+)
+from test_domain_builders import KAFKA_TEXT, REDIS_TEXT, T0, TOPOLOGY, memory, resolution, spec
+
+DOC = ["redis", "timeout", "cart", "latency"]
+
+
+@pytest.mark.parametrize(
+    ("pool", "query", "expected"),
+    [
+        ([DOC], DOC, 1.0),  # identical document: a full match whatever the pool
+        ([DOC, ["kafka", "lag"], ["disk", "full"]], DOC, 1.0),
+        ([["kafka", "lag"]], DOC, 0.0),  # disjoint
+        ([DOC], [], 0.0),  # an empty query says nothing
+    ],
+)
+def test_lexical_relevance_is_normalised(pool: list[list[str]], query: list[str], expected: float) -> None:
+    assert LexicalScorer(pool).relevance(query, 0) == pytest.approx(expected)
+
+
+def test_lexical_relevance_is_between_for_a_partial_match_and_does_not_grow_with_the_pool() -> None:
+    partial = ["redis", "kafka", "disk", "queue", "dns", "oom", "cpu", "pod"]
+    small = LexicalScorer([partial, ["x"]]).relevance(DOC + partial[1:], 0)
+    big = LexicalScorer([partial] + [["x", str(i)] for i in range(200)]).relevance(DOC + partial[1:], 0)
+    assert 0.0 < small <= 1.0 and 0.0 < big <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "value"),
+    [
+        ("cart-service", "cart-service", 1.0),
+        ("cart-service", "redis-cluster", ADJACENT_SERVICE_CREDIT),
+        ("ingress-gateway", "orders-db", 0.0),
+    ],
+)
+def test_service_match(a: str, b: str, value: float) -> None:
+    assert service_match(TOPOLOGY, a, b) == value
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "value"),
+    [
+        (["x", "y"], ["x", "y"], 1.0),
+        (["x", "y"], ["y", "x", "x"], 1.0),
+        (["x"], ["y"], 0.0),
+        ([], ["y"], 0.0),
+        ([], [], 0.0),
+        (["x", "y"], ["x", "z"], 0.5),
+    ],
+)
+def test_overlap(a: list[str], b: list[str], value: float) -> None:
+    assert overlap(a, b) == value
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "value"),
+    [
+        # Same signatures, both right after a deploy.
+        ({"errorSignatures": ["OOMKilled"], "deployment": {"minutesSinceDeploy": 5}},
+         {"errorSignatures": ["OOMKilled"], "deployment": {"minutesSinceDeploy": 30}}, 1.0),
+        # Same signatures, deploy timing unknown on one side: half the deploy part.
+        ({"errorSignatures": ["OOMKilled"]}, {"errorSignatures": ["OOMKilled"]}, 0.85),
+        # Nothing shared, one just deployed and the other long after.
+        ({"errorSignatures": ["a"], "deployment": {"minutesSinceDeploy": 5}},
+         {"errorSignatures": ["b"], "deployment": {"minutesSinceDeploy": 5000}}, 0.0),
+        ({}, {}, 0.15),
+    ],
+)
+def test_signal_alignment(a: dict, b: dict, value: float) -> None:
+    assert signal_alignment(spec(**a), spec(**b)) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(("value", "points"), [(0.0, 0), (1.0, 100), (0.5, 50)])
+def test_breakdown_points_are_the_weighted_sum(value: float, points: int) -> None:
+    b = Breakdown(value, value, value, value, value, value)
+    assert b.points(Weights()) == points
+    assert sum(b.as_status(Weights()).values()) == pytest.approx(points)
+
+
+def test_score_candidates_best_first_with_ties_most_recent_first() -> None:
+    same = memory("inc-same", **REDIS_TEXT)
+    twin_old = memory("inc-twin-old", resolved_at=T0 - timedelta(days=9), **REDIS_TEXT)
+    other = memory("inc-other", service="kafka-orders", **KAFKA_TEXT)
+    scored = score_candidates(spec(**REDIS_TEXT), [other, twin_old, same], TOPOLOGY, {})
+    assert [s.memory.incident for s in scored] == ["inc-same", "inc-twin-old", "inc-other"]
+    assert scored[0].similarity == scored[1].similarity > scored[2].similarity
+    assert all(0 <= s.similarity <= 100 for s in scored)
+    assert score_candidates(spec(), [], TOPOLOGY, {}) == []
+
+
+def test_a_runbook_track_record_lifts_similarity_only_a_little() -> None:
+    m = memory("inc-1", runbook="rb", **REDIS_TEXT)
+    none = score_candidates(spec(**REDIS_TEXT), [m], TOPOLOGY, {})[0]
+    good = score_candidates(spec(**REDIS_TEXT), [m], TOPOLOGY, {"rb": RunbookRecord(times_executed=9, times_succeeded=9)})[0]
+    assert none.breakdown.runbook == 0.5 < good.breakdown.runbook
+    assert 0 < good.similarity - none.similarity <= 5
+
+
+@pytest.mark.parametrize(
+    ("res", "confirmed"),
+    [
+        (resolution(confirmed_by="oncall"), True),
+        (resolution(confirmed_by="", runbook="rb"), True),
+        (resolution(confirmed_by="", actions=[("restart", "failed")]), True),
+        (resolution(confirmed_by=""), False),
+    ],
+)
+def test_is_confirmed(res, confirmed: bool) -> None:
+    assert is_confirmed(memory("inc-1", res=res)) is confirmed
+
+
+def test_clean_candidates_drops_itself_and_the_unconfirmed() -> None:
+    pool = [
+        memory("inc-self"),
+        memory("inc-ok"),
+        memory("inc-unconfirmed", res=resolution(confirmed_by="")),
+    ]
+    assert [m.incident for m in clean_candidates("inc-self", pool)] == ["inc-ok"]
+
+
+def _paged(name: str, minutes: float, fingerprint: str = "fp-1"):
+    return memory(name, startedAt=(T0 + timedelta(minutes=minutes)).isoformat(), labels={"fingerprint": fingerprint}, **REDIS_TEXT)
+
+
+@pytest.mark.parametrize(
+    ("pages", "groups"),
+    [
+        ([("a", 0, "fp-1"), ("b", 10, "fp-1")], [["a", "b"]]),  # re-page within 15 min
+        ([("a", 0, "fp-1"), ("b", 15, "fp-1")], [["a", "b"]]),  # the window is inclusive
+        ([("a", 0, "fp-1"), ("b", 16, "fp-1")], [["a"], ["b"]]),
+        ([("a", 0, "fp-1"), ("b", 60 * 24 * 120, "fp-1")], [["a"], ["b"]]),  # months apart: two events
+        ([("a", 0, "fp-1"), ("b", 1, "fp-2")], [["a"], ["b"]]),  # another alert
+        ([("a", 0, "fp-1"), ("b", 10, "fp-1"), ("c", 20, "fp-1")], [["a", "b", "c"]]),  # chained
+    ],
+)
+def test_merge_repages(pages: list[tuple[str, float, str]], groups: list[list[str]]) -> None:
+    scored = score_candidates(spec(**REDIS_TEXT), [_paged(*p) for p in pages], TOPOLOGY, {})
+    scored.sort(key=lambda s: s.memory.incident)
+    assert [[s.memory.incident for s in g] for g in merge_repages(scored)] == groups
+
+
+def test_repage_needs_a_fingerprint_and_a_start() -> None:
+    a, b = memory("a", **REDIS_TEXT), memory("b", **REDIS_TEXT)
+    scored = score_candidates(spec(**REDIS_TEXT), [a, b], TOPOLOGY, {})
+    assert len(merge_repages(scored)) == 2

@@ -1,0 +1,156 @@
+"""The tokenizer, incident names, the topology graph and incident DNA."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
+from recall_operator.domain.text import incident_names, tokens
+from recall_operator.domain.topology import Topology, TopologyError
+from test_domain_builders import REDIS_TEXT, TOPOLOGY, spec
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Redis TIMEOUT", ["redis", "timeout"]),
+        ("the pod and the node", ["pod", "node"]),  # stopwords go
+        ("max.poll.interval.ms", ["max.poll.interval.ms", "max", "poll", "interval", "ms"]),
+        ("port 443 and 50000 rows", ["port", "50000", "rows"]),  # short bare numbers mean nothing alone
+        ("http-503", ["http-503", "http"]),  # the number lives on only inside its compound
+        ("", []),
+    ],
+)
+def test_tokens(text: str, expected: list[str]) -> None:
+    assert tokens(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("re-page of inc-0008, like INC-0008 and inc-0012", ["inc-0008", "inc-0012"]),
+        ("see tw-inc-013", ["tw-inc-013"]),
+        ("winc-0001 and inc-x", []),
+        ("nothing", []),
+    ],
+)
+def test_incident_names(text: str, expected: list[str]) -> None:
+    assert incident_names(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("a: [unclosed", "not valid YAML"),
+        ("- a\n- b", "must map each service"),
+        ("a: {dependsOn: b}", "'a': dependsOn must be a list"),
+        ("a: {dependsOn: [1]}", "'a': dependsOn must be a list"),
+        ("a: 3", "'a'"),
+    ],
+)
+def test_topology_parse_refuses_bad_text_with_the_entry_named(text: str, error: str) -> None:
+    with pytest.raises(TopologyError, match=error.replace("[", r"\[")):
+        Topology.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "graph"),
+    [
+        ("", {}),
+        ("a: {dependsOn: [b]}\nb: {}", {"a": {"b"}, "b": set()}),
+    ],
+)
+def test_topology_parse_good(text: str, graph: dict[str, set[str]]) -> None:
+    assert {k: set(v) for k, v in Topology.parse(text).depends_on.items()} == graph
+
+
+@pytest.mark.parametrize(
+    ("service", "neighbours"),
+    [
+        ("cart-service", {"redis-cluster", "checkout-api", "ingress-gateway"}),
+        ("redis-cluster", {"cart-service", "payment-service"}),
+        ("unknown", set()),
+    ],
+)
+def test_neighbours_are_callees_and_callers(service: str, neighbours: set[str]) -> None:
+    assert TOPOLOGY.neighbours(service) == neighbours
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "relation"),
+    [
+        ("cart-service", "cart-service", "exact"),
+        ("cart-service", "redis-cluster", "adjacent"),
+        ("redis-cluster", "cart-service", "adjacent"),
+        ("ingress-gateway", "redis-cluster", "unrelated"),  # two hops is not next door
+        ("x", "y", "unrelated"),
+    ],
+)
+def test_relation(a: str, b: str, relation: str) -> None:
+    assert TOPOLOGY.relation(a, b) == relation
+
+
+@pytest.mark.parametrize(
+    ("service", "depth"),
+    [("redis-cluster", 0), ("cart-service", 1), ("checkout-api", 2), ("ingress-gateway", 3), ("unknown", 0)],
+)
+def test_depth_is_the_longest_callee_chain(service: str, depth: int) -> None:
+    assert TOPOLOGY.depth(service) == depth
+
+
+def test_depth_survives_a_cycle() -> None:
+    assert Topology.parse("a: {dependsOn: [b]}\nb: {dependsOn: [a]}").depth("a") >= 1
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        REDIS_TEXT,
+        {"severity": "critical", "deployment": {"minutesSinceDeploy": 0}, "symptoms": list("abcdefg")},
+        {"severity": "low", "description": "config rollout changed the schema version; timeouts 503 retry"},
+    ],
+)
+def test_dna_has_eight_dimensions_in_range_each_with_a_reason(fields: dict) -> None:
+    dna = incident_dna(spec("cart-service", **fields), TOPOLOGY)
+    assert [d.name for d in dna] == list(DIMENSIONS)
+    assert len(dna) == 8
+    for d in dna:
+        assert 0.0 <= d.value <= 1.0, d
+        assert d.reason
+
+
+@pytest.mark.parametrize(
+    ("fields", "name", "value"),
+    [
+        ({"severity": "critical"}, "errorSeverity", 1.0),
+        ({"severity": "low"}, "errorSeverity", 0.25),
+        ({"deployment": {"minutesSinceDeploy": 0}}, "deployProximity", 1.0),
+        ({"deployment": {"minutesSinceDeploy": 120}}, "deployProximity", 0.5),
+        ({}, "deployProximity", 0.0),
+        ({"symptoms": ["a", "b"]}, "symptoms", 0.4),
+        ({"description": "config version upgrade"}, "configurationDrift", 1.0),
+        ({"description": "timeout"}, "networkPressure", 1 / 3),
+        ({}, "resolutionComplexity", 0.5),
+    ],
+)
+def test_dna_dimension_values(fields: dict, name: str, value: float) -> None:
+    dims = {d.name: d for d in incident_dna(spec("cart-service", **fields), TOPOLOGY)}
+    assert dims[name].value == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("service", "depth_value", "blast"),
+    [("redis-cluster", 1.0, 4 / 7), ("ingress-gateway", 0.0, 0.0), ("not-there", 0.5, 0.0)],
+)
+def test_dna_topology_dimensions(service: str, depth_value: float, blast: float) -> None:
+    dims = {d.name: d for d in incident_dna(spec(service), TOPOLOGY)}
+    assert dims["serviceDepth"].value == pytest.approx(depth_value)
+    assert dims["blastRadius"].value == pytest.approx(blast, abs=1e-3)
+
+
+def test_dna_similarity_is_one_for_itself_and_less_for_another_shape() -> None:
+    a = incident_dna(spec("redis-cluster", severity="critical", **REDIS_TEXT), TOPOLOGY)
+    b = incident_dna(spec("ingress-gateway", severity="low"), TOPOLOGY)
+    assert dna_similarity(a, a) == 1.0
+    assert 0.0 <= dna_similarity(a, b) < 1.0
