@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import dna_similarity, incident_dna
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
-from recall_operator.domain.text import tokens
+from recall_operator.domain.text import negated_stems, plain_stems, tokens
 from recall_operator.domain.topology import Topology
 
 
@@ -51,6 +51,22 @@ LEXICAL_SATURATION = 0.4
 ADJACENT_SERVICE_CREDIT = 0.8
 
 
+# A report that says "no rebalances" rules out a precedent whose symptoms were
+# rebalances: the look-alike loses these points for each such term (at most
+# two count), which is what tells a one-off from the family it imitates.
+RULED_OUT_POINTS = 15.0
+RULED_OUT_MAX_TERMS = 2
+
+
+def ruled_out(spec: IncidentSpec, precedent: IncidentSpec) -> tuple[str, ...]:
+    """Symptoms of the precedent that this incident's report explicitly denies."""
+    denied = negated_stems(f"{spec.title}. {spec.description}")
+    # What the incident itself tags as a symptom is not denied, whatever a sentence says.
+    own = plain_stems(tokens(" ".join(spec.symptoms)))
+    theirs = plain_stems(tokens(" ".join(precedent.symptoms)))
+    return tuple(sorted((denied - own) & theirs))
+
+
 @dataclass(frozen=True)
 class Breakdown:
     """Each term's 0..1 value; `points` turns them into the 0..100 similarity."""
@@ -61,14 +77,22 @@ class Breakdown:
     signals: float
     runbook: float
     dna: float
+    # What this incident's report says is not happening, and the precedent had.
+    ruled_out: tuple[str, ...] = ()
 
     def points(self, weights: Weights) -> int:
         total = sum(getattr(self, k) * w for k, w in asdict(weights).items())
-        return max(0, min(100, round(100 * total)))
+        return max(0, min(100, round(100 * total - self.deduction())))
+
+    def deduction(self) -> float:
+        return RULED_OUT_POINTS * min(len(self.ruled_out), RULED_OUT_MAX_TERMS)
 
     def as_status(self, weights: Weights) -> dict[str, float]:
         """Points each term contributed, as an engineer would check them."""
-        return {k: round(100 * getattr(self, k) * w, 1) for k, w in asdict(weights).items()}
+        terms = {k: round(100 * getattr(self, k) * w, 1) for k, w in asdict(weights).items()}
+        if self.ruled_out:
+            terms["ruledOut"] = -self.deduction()
+        return terms
 
 
 def incident_words(spec: IncidentSpec) -> list[str]:
@@ -168,6 +192,7 @@ def score_candidates(
             # DNA similarity of unrelated incidents is rarely below one half, so
             # the term counts only what lies above that.
             dna=max(0.0, 2 * dna_similarity(dna, incident_dna(c.spec, topology)) - 1),
+            ruled_out=ruled_out(spec, c.spec),
         )
         scored.append(ScoredMemory(c, breakdown.points(weights), breakdown))
     scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))

@@ -35,3 +35,33 @@ def incident_names(text: str) -> list[str]:
     for name in _INCIDENT_NAME.findall(text.lower()):
         seen.setdefault(name)
     return list(seen)
+
+
+# Words that open a negation in incident reports: "no lock waits", "not UO", "without errors".
+_NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none"})
+# A negation reaches this many words, and never past a clause boundary.
+NEGATION_SCOPE = 4
+_CLAUSE = re.compile(r"[.;:,()!?]|\b(?:but|and|with|while)\b")
+# Six letters match "rebalances" with "rebalancing" and "deployed" with "deploy"
+# across two reports without any language data.
+STEM_LENGTH = 6
+
+
+def stem(word: str) -> str:
+    return word[:STEM_LENGTH]
+
+
+def plain_stems(words: list[str]) -> set[str]:
+    """Stems of simple words (compound tokens and very short words say too little)."""
+    return {stem(w) for w in words if len(w) > 2 and not any(c in w for c in "-._:/")}
+
+
+def negated_stems(text: str) -> set[str]:
+    """Stems of what a report says is NOT happening ("no rebalances", "not UO", "no deploy since Friday")."""
+    out: set[str] = set()
+    for clause in _CLAUSE.split(text.lower()):
+        words = clause.split()
+        for i, w in enumerate(words):
+            if w in _NEGATION_CUES or w.endswith("n't"):
+                out |= plain_stems(tokens(" ".join(words[i + 1 : i + 1 + NEGATION_SCOPE])))
+    return out
