@@ -1,0 +1,117 @@
+"""`recall replay` on the dev histories: the documented output, safety, memory lift, bad lines, no leakage."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from recall_operator.cli import main
+
+DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+DEV = DATASETS / "dev" / "history.jsonl"
+DEV2 = DATASETS / "dev2" / "history.jsonl"
+METRICS = {
+    "precedent_at_1", "precedent_at_3", "runbook_at_1", "novel_precision", "novel_recall", "unsafe_actionable_rate",
+}
+ROW_KEYS = {"incident", "memory", "mode", "similarity", "actionability", "runbook", "matches"}
+
+
+def replay(capsys: pytest.CaptureFixture[str], path: Path, *flags: str) -> dict:
+    assert main(["replay", str(path), "--json", *flags]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def dev_rows() -> list[dict]:
+    # Replaying is the slow part; the leakage test and the row checks share one run.
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["replay", str(DEV), "--json", "--per-incident"]) == 0
+    return json.loads(out.getvalue())["rows"]
+
+
+@pytest.mark.parametrize("path", [DEV, DEV2], ids=["dev", "dev2"])
+def test_both_sides_have_exactly_the_documented_keys_and_never_act_unsafely(capsys, path: Path) -> None:
+    result = replay(capsys, path)
+    assert set(result) == {"dataset", "incidents", "on", "off", "lift"}
+    assert result["dataset"] == "history.jsonl" and result["incidents"] > 0
+    for side in ("on", "off", "lift"):
+        assert set(result[side]) == METRICS
+    assert result["on"]["unsafe_actionable_rate"] == 0.0
+    assert result["off"]["unsafe_actionable_rate"] == 0.0
+    assert result["lift"]["precedent_at_1"] > 0.5
+
+
+def test_one_side_has_no_lift_and_rows_only_when_asked(capsys) -> None:
+    result = replay(capsys, DEV2, "--memory", "on", "--per-incident")
+    assert set(result) == {"dataset", "incidents", "on", "rows"}
+    assert len(result["rows"]) == result["incidents"]
+    assert all(set(r) == ROW_KEYS and r["memory"] == "on" for r in result["rows"])
+
+
+def test_rows_are_per_incident_and_side(dev_rows: list[dict]) -> None:
+    on = [r for r in dev_rows if r["memory"] == "on"]
+    off = [r for r in dev_rows if r["memory"] == "off"]
+    assert len(on) == len(off) > 0
+    assert all(0 <= r["similarity"] <= 100 and 0 <= r["actionability"] <= 100 for r in dev_rows)
+    assert all(r["matches"] == [] for r in off)  # memory off remembers nothing
+
+
+def test_shuffling_every_truth_leaves_every_row_unchanged(tmp_path: Path, capsys, dev_rows: list[dict]) -> None:
+    lines = DEV.read_text(encoding="utf-8").splitlines()
+    events = [(i, json.loads(l)) for i, l in enumerate(lines) if l.strip() and not l.startswith("#")]
+    incidents = [(i, e) for i, e in events if e["type"] == "incident"]
+    truths = [e.get("truth") for _, e in incidents]
+    shuffled = truths[1:] + truths[:1]  # a rotation: no incident keeps its own truth
+    random.Random(7).shuffle(shuffled)
+    assert shuffled != truths
+    for (i, e), t in zip(incidents, shuffled):
+        e["truth"] = t
+        lines[i] = json.dumps(e)
+    copy = tmp_path / "history.jsonl"
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert replay(capsys, copy, "--per-incident")["rows"] == dev_rows
+
+
+INCIDENT = {
+    "at": "2025-01-02T00:00:00Z", "type": "incident",
+    "object": {"kind": "Incident", "metadata": {"name": "inc-1"}, "spec": {"service": "a", "title": "t"}},
+}
+
+
+def _line(**changes) -> str:
+    return json.dumps({**INCIDENT, **changes})
+
+
+@pytest.mark.parametrize(
+    ("lines", "line_no", "field"),
+    [
+        ([_line(), "{not json"], 2, "not valid JSON"),
+        ([json.dumps({k: v for k, v in INCIDENT.items() if k != "at"})], 1, "'at'"),
+        ([_line(at="2025-01-03T00:00:00Z"), _line(at="2025-01-02T00:00:00Z")], 2, "'at'"),
+        ([_line(type="delete")], 1, "'type'"),
+        ([_line(object={"kind": "Incident", "metadata": {"name": "inc-1"}, "spec": {"title": "t"}})], 1, "object.spec.service"),
+        ([_line(), json.dumps({"at": "2025-01-03T00:00:00Z", "type": "outcome", "incident": "inc-404", "resolution": {}})], 2, "'incident'"),
+        ([_line(truth={"novel": "maybe"})], 1, "truth.novel"),
+        ([_line(truth={"precedent": ["inc-0"]})], 1, "truth.precedent"),
+    ],
+    ids=["bad-json", "missing-at", "unsorted", "unknown-type", "no-service", "unknown-incident", "bad-truth", "unknown-truth-field"],
+)
+def test_a_malformed_line_exits_2_naming_the_line_and_field(tmp_path: Path, capsys, lines, line_no: int, field: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("# a comment line is not counted as an event\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["replay", str(path), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert f"bad.jsonl:{line_no + 1}:" in err  # +1: the comment line
+    assert field in err
+
+
+def test_a_missing_file_exits_2(tmp_path: Path, capsys) -> None:
+    assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
+    assert "no such dataset" in capsys.readouterr().err
