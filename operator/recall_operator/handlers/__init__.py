@@ -1,1 +1,99 @@
+"""Kopf handlers: thin glue between the watch streams, the domain and memory.
 
+Importing any handler module imports this package first, so the operator's
+start-up (Kopf settings, the memory backend, the API client) is registered
+whichever way the operator is started: `recall run`, or
+`kopf run -m recall_operator.handlers.incident` as the tests do.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import kopf
+
+from recall_operator.memory.base import MemorySettings, open_backend
+
+PREFIX = "recall.dev"
+HANDLER_MODULES = ("incident", "catalog", "execution")
+
+# Environment variables read once at start-up (the tests and `recall run` set them).
+ENV_BACKEND = "RECALL_MEMORY_BACKEND"
+ENV_PATH = "RECALL_MEMORY_PATH"
+ENV_HINDSIGHT_URL = "RECALL_HINDSIGHT_URL"
+ENV_HINDSIGHT_BANK = "RECALL_HINDSIGHT_BANK"
+
+
+def load_all() -> list[str]:
+    """Import every handler module that exists; another module's absence is not an error."""
+    loaded = []
+    for name in HANDLER_MODULES:
+        try:
+            importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            continue
+        loaded.append(name)
+    return loaded
+
+
+def memory_settings_from_env(env: Mapping[str, str]) -> MemorySettings:
+    defaults = MemorySettings()
+    return MemorySettings(
+        backend=env.get(ENV_BACKEND, defaults.backend),
+        path=env.get(ENV_PATH, defaults.path),
+        hindsight_url=env.get(ENV_HINDSIGHT_URL, defaults.hindsight_url),
+        hindsight_bank=env.get(ENV_HINDSIGHT_BANK, defaults.hindsight_bank),
+    )
+
+
+def configure_settings(settings: kopf.OperatorSettings) -> None:
+    # Strict status schemas would prune status.kopf, and a GitOps tool would
+    # fight over it; Kopf's bookkeeping goes into our own annotations instead.
+    settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=PREFIX)
+    settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
+        prefix=PREFIX, key="last-handled-configuration"
+    )
+    settings.persistence.finalizer = f"{PREFIX}/finalizer"
+    # Kopf's own log lines become Events only when something is wrong; the
+    # operator posts its own Events for condition transitions.
+    settings.posting.level = logging.WARNING
+    settings.watching.server_timeout = 270
+    settings.watching.client_timeout = 300
+
+
+def api_client() -> Any:
+    """A Kubernetes API client: in-cluster when there, else the current kubeconfig."""
+    from kubernetes import client, config
+
+    try:
+        config.load_incluster_config()
+        return client.ApiClient()
+    except config.ConfigException:
+        return config.new_client_from_config(config_file=os.environ.get("KUBECONFIG") or None)
+
+
+@kopf.on.startup()
+async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logger: Any, **_: Any) -> None:
+    configure_settings(settings)
+    ms = memo.get("memory_settings") or memory_settings_from_env(os.environ)
+    memo.memory_settings = ms
+    memo.memory = open_backend(ms)
+    memo.api = api_client()
+    memo.locks = {}
+    logger.info(f"memory backend {ms.backend} ({ms.path if ms.backend == 'embedded' else ms.hindsight_url})")
+
+
+@kopf.on.cleanup()
+async def recall_cleanup(memo: kopf.Memo, **_: Any) -> None:
+    memory = memo.get("memory")
+    if memory is not None:
+        await memory.close()
+    api = memo.get("api")
+    if api is not None:
+        api.close()

@@ -1,1 +1,1 @@
-
+"""Kubernetes-facing builders: manifests and status patches, as pure functions."""

@@ -1,0 +1,267 @@
+"""Pure builders of the status the operator writes: from an Assessment, a Plan and DNA to dicts.
+
+The handlers only decide *when* to write; what is written is decided here, so
+that it can be checked without a cluster. Nothing in this module reads the
+clock, the environment or the API: `now` and the current status come in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from recall_operator.domain.conditions import set_condition
+from recall_operator.domain.consolidation import win_rate
+from recall_operator.domain.dna import Dimension
+from recall_operator.domain.models import RunbookRecord
+from recall_operator.domain.plan import Plan
+from recall_operator.domain.recommend import Assessment, Match, Recommendation
+
+# Condition types, as `kubectl describe` shows them.
+TRIAGED = "Triaged"
+AWAITING_APPROVAL = "AwaitingApproval"
+MEMORY_AVAILABLE = "MemoryAvailable"
+RESOLVED = "Resolved"
+
+# How many incidents a Runbook remembers having counted: a consolidation that
+# is retried after a crash finds itself here and is not counted twice. A retry
+# comes within minutes, so a short window is enough and status stays small.
+COUNTED_WINDOW = 200
+
+
+def prune_none(value: Any) -> Any:
+    """The value as the API server keeps it after a merge patch: a null removes the key."""
+    if isinstance(value, Mapping):
+        return {k: prune_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [prune_none(v) for v in value]
+    return value
+
+
+def dna_status(dimensions: Sequence[Dimension]) -> dict[str, dict[str, Any]]:
+    return {d.name: {"value": round(d.value, 3), "reason": d.reason} for d in dimensions}
+
+
+def match_status(match: Match) -> dict[str, Any]:
+    stale = match.stale
+    return {
+        "incident": match.incident,
+        "similarity": match.similarity,
+        "breakdown": dict(match.breakdown),
+        "outcome": match.outcome,
+        "actions": [dict(a) for a in match.actions],
+        "runbook": match.runbook,
+        "stale": None
+        if stale is None
+        else {
+            "migration": stale.migration,
+            "oldArch": stale.old_arch,
+            "newArch": stale.new_arch,
+            "deduction": stale.deduction,
+            "why": stale.why,
+        },
+        "contradiction": match.contradiction,
+        "repageOf": match.repage_of,
+    }
+
+
+def recommendation_status(rec: Recommendation, plan: Plan | None) -> dict[str, Any]:
+    # Every key is always written (null when empty), so that a merge patch of a
+    # new recommendation removes what the old one had and nothing lingers.
+    return {
+        "mode": rec.mode,
+        "similarity": rec.similarity,
+        "actionability": rec.actionability,
+        "runbook": rec.runbook,
+        "source": rec.source,
+        "steps": [s.as_status() for s in plan.steps] if plan else [],
+        "readOnly": plan.read_only if plan else None,
+        "parameters": dict(plan.parameters) if plan else None,
+        "planHash": plan.plan_hash if plan else None,
+        "warnings": list(rec.warnings),
+        "evidence": list(rec.evidence),
+        "reasons": list(rec.reasons),
+    }
+
+
+@dataclass
+class StatusChange:
+    """What to merge into status, and the condition transitions worth an Event."""
+
+    patch: dict[str, Any] = field(default_factory=dict)
+    transitions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.patch
+
+
+def _conditions(
+    current: Sequence[dict[str, Any]],
+    wanted: Iterable[tuple[str, bool, str, str]],
+    generation: int,
+    now: datetime,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    conditions = [dict(c) for c in current]
+    transitions: list[dict[str, Any]] = []
+    for type_, status, reason, message in wanted:
+        conditions, changed = set_condition(conditions, type_, status, reason, message, generation, now)
+        if changed:
+            transitions.append(next(c for c in conditions if c["type"] == type_))
+    return conditions, transitions
+
+
+def only_changes(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level status keys whose desired value differs from what the server holds."""
+    return {k: v for k, v in desired.items() if prune_none(v) != prune_none(current.get(k))}
+
+
+def triage_status(
+    current: Mapping[str, Any],
+    assessment: Assessment,
+    plan: Plan | None,
+    dna: Sequence[Dimension],
+    generation: int,
+    now: datetime,
+    memory_error: str | None = None,
+) -> StatusChange:
+    """The status of an open incident after triage; empty when the server already holds it."""
+    rec = assessment.recommendation
+    actionable = rec.mode == "actionable" and plan is not None
+    wanted = [
+        (TRIAGED, True, rec.mode.capitalize(), _triage_message(rec)),
+        (
+            AWAITING_APPROVAL,
+            actionable,
+            "PlanReady" if actionable else "NotActionable",
+            f"an Approval naming planHash {plan.plan_hash} may run runbook {rec.runbook}"
+            if actionable and plan
+            else f"mode {rec.mode}: nothing to approve; a person decides",
+        ),
+        (
+            MEMORY_AVAILABLE,
+            memory_error is None,
+            "Recalled" if memory_error is None else "MemoryUnavailable",
+            f"recalled {len(assessment.matches)} precedents from memory"
+            if memory_error is None
+            else f"memory could not be reached, recommended without it: {memory_error}",
+        ),
+    ]
+    conditions, transitions = _conditions(current.get("conditions") or [], wanted, generation, now)
+    desired = {
+        "dna": dna_status(dna),
+        "matches": [match_status(m) for m in assessment.matches],
+        "recommendation": recommendation_status(rec, plan),
+        "observedGeneration": generation,
+        "conditions": conditions,
+    }
+    return StatusChange(only_changes(current, desired), transitions)
+
+
+def invalid_status(current: Mapping[str, Any], generation: int, now: datetime, why: str) -> StatusChange:
+    """An incident the operator cannot read: say so in a condition instead of retrying forever."""
+    conditions, transitions = _conditions(
+        current.get("conditions") or [], [(TRIAGED, False, "InvalidSpec", why)], generation, now
+    )
+    desired = {"observedGeneration": generation, "conditions": conditions}
+    return StatusChange(only_changes(current, desired), transitions)
+
+
+def _triage_message(rec: Recommendation) -> str:
+    what = f"runbook {rec.runbook}" if rec.runbook else "no runbook"
+    return f"{rec.mode}: similarity {rec.similarity}, actionability {rec.actionability}, {what}"
+
+
+def resolution_key(resolution: Mapping[str, Any]) -> str:
+    """A digest of a recorded outcome: consolidation happens once per distinct outcome."""
+    canonical = json.dumps(prune_none(resolution), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, error: str) -> StatusChange:
+    """The outcome is confirmed but memory is down: keep it pending, durably, in status."""
+    conditions, transitions = _conditions(
+        current.get("conditions") or [],
+        [
+            (MEMORY_AVAILABLE, False, "MemoryUnavailable", f"outcome waits in the outbox: {error}"),
+            (RESOLVED, False, "OutboxPending", "outcome recorded; writing it into memory is retried until it lands"),
+        ],
+        generation,
+        now,
+    )
+    desired = {
+        "memory": {"outbox": "pending", "key": key, "lastError": error, "consolidated": None},
+        "conditions": conditions,
+    }
+    return StatusChange(only_changes(current, desired), transitions)
+
+
+def consolidated_status(
+    current: Mapping[str, Any], key: str, backend: str, runbooks: Sequence[str], generation: int, now: datetime
+) -> StatusChange:
+    conditions, transitions = _conditions(
+        current.get("conditions") or [],
+        [
+            (MEMORY_AVAILABLE, True, "Remembered", f"outcome written into {backend} memory"),
+            (
+                RESOLVED,
+                True,
+                "Consolidated",
+                "outcome written into memory"
+                + (f"; counted for runbook {', '.join(runbooks)}" if runbooks else "; no runbook to count"),
+            ),
+            (AWAITING_APPROVAL, False, "Resolved", "the incident is resolved"),
+        ],
+        generation,
+        now,
+    )
+    desired = {
+        "memory": {
+            "outbox": None,
+            "key": key,
+            "consolidated": key,
+            "backend": backend,
+            "writtenAt": now.isoformat(),
+            "lastError": None,
+            "runbooks": list(runbooks),
+        },
+        "conditions": conditions,
+    }
+    return StatusChange(only_changes(current, desired), transitions)
+
+
+def is_consolidated(status: Mapping[str, Any], key: str) -> bool:
+    return (status.get("memory") or {}).get("consolidated") == key
+
+
+def runbook_counts_status(
+    current: Mapping[str, Any], incident: str, outcome: str, now: datetime
+) -> dict[str, Any] | None:
+    """Runbook.status after counting one more outcome; None when this incident was counted already."""
+    counted = list(current.get("countedIncidents") or [])
+    if incident in counted:
+        return None
+    record = RunbookRecord(
+        times_executed=int(current.get("timesExecuted") or 0) + 1,
+        times_succeeded=int(current.get("timesSucceeded") or 0) + (outcome == "succeeded"),
+    )
+    return {
+        "timesExecuted": record.times_executed,
+        "timesSucceeded": record.times_succeeded,
+        "timesFailed": int(current.get("timesFailed") or 0) + (outcome == "failed"),
+        "winRate": round(win_rate(record), 3),
+        "lastOutcome": {"result": outcome, "incident": incident, "at": now.isoformat()},
+        "countedIncidents": (counted + [incident])[-COUNTED_WINDOW:],
+    }
+
+
+def record_from_status(status: Mapping[str, Any] | None) -> RunbookRecord:
+    status = status or {}
+    return RunbookRecord(
+        times_executed=int(status.get("timesExecuted") or 0),
+        times_succeeded=int(status.get("timesSucceeded") or 0),
+    )

@@ -1,0 +1,49 @@
+"""The operator, started the way `recall run` starts it, against the real local API server.
+
+``operator`` runs Kopf (``kopf.testing.KopfRunner``) with the project's handler
+modules, watching the test's namespace, with a fresh embedded memory file; the
+memory is named through the environment variables that the start-up hook
+reads, exactly as in a Deployment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kopf.testing import KopfRunner
+
+from recall_operator.demo import incident_status
+from recall_operator.handlers import ENV_BACKEND, ENV_PATH
+from recall_operator.runner import operator_args
+
+@pytest.fixture
+def operator(
+    cluster: Any, namespace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[KopfRunner]:
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(tmp_path / "memory.sqlite3"))
+    with KopfRunner(operator_args([namespace]), timeout=60) as runner:
+        yield runner
+    # Leaving the block stops the operator; it must have run cleanly throughout.
+    assert runner.exception is None, runner.output
+    assert runner.exit_code == 0, runner.output
+    assert "Traceback" not in runner.output, runner.output
+
+
+@pytest.fixture
+def get_status(kubectl: Any, namespace: str) -> Callable[[str], dict[str, Any]]:
+    return lambda name: incident_status(kubectl, namespace, name)
+
+
+@pytest.fixture
+def get_json(kubectl: Any, namespace: str) -> Callable[[str, str], dict[str, Any]]:
+    def get(kind: str, name: str) -> dict[str, Any]:
+        proc = kubectl("get", kind, name, "-n", namespace, "-o", "json")
+        return json.loads(proc.stdout) if proc.returncode == 0 else {}
+
+    return get
+

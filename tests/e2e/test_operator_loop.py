@@ -1,0 +1,185 @@
+"""The operator loop on a real API server: Incident -> gated recommendation; outcome -> memory.
+
+Each test runs the operator (Kopf, the project's handlers, embedded memory)
+against its own namespace and drives it only through the API, as people and
+GitOps would: kubectl apply, kubectl patch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recall_operator.demo import apply, history_steps, load_history, read_history, wait_for
+
+pytestmark = pytest.mark.integration
+
+# Generous: these wait for the operator, never measure it.
+DEADLINE_S = 120.0
+REPO = Path(__file__).resolve().parents[2]
+
+
+def dev_history() -> Path:
+    """The shared dev replay set: beside the repository, or where RECALL_DEV_DATASET says."""
+    path = Path(os.environ.get("RECALL_DEV_DATASET") or REPO.parent / "shared" / "datasets" / "dev" / "history.jsonl")
+    if not path.is_file():
+        pytest.fail(f"the dev dataset is not at {path}; set RECALL_DEV_DATASET", pytrace=False)
+    return path
+
+
+def until(what: str, check: Callable[[], Any]) -> Any:
+    return wait_for(what, check, timeout=DEADLINE_S)
+
+
+def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["type"]: c for c in status.get("conditions") or []}
+
+
+def _catalog_steps() -> list[Any]:
+    steps, _ = history_steps(read_history(dev_history()), stop_before="inc-0001")
+    assert steps and all(s.kind == "apply" for s in steps)
+    return steps
+
+
+def _create_and_time(kubectl: Any, namespace: str, manifest: dict[str, Any], get_status: Any) -> tuple[dict[str, Any], float]:
+    started = time.monotonic()
+    apply(kubectl, namespace, manifest)
+    name = manifest["metadata"]["name"]
+    status = until(
+        f"a recommendation on {name}",
+        lambda: (s := get_status(name)).get("recommendation", {}).get("mode") and s,
+    )
+    elapsed = time.monotonic() - started
+    print(f"\n{name}: create -> recommendation in status: {elapsed:.2f} s")
+    return status, elapsed
+
+
+def test_cold_incident_is_novel_with_read_only_steps(operator: Any, kubectl: Any, namespace: str, get_status: Any,
+                                                     record_property: Any) -> None:
+    load_history(kubectl, namespace, _catalog_steps())
+    _, first = history_steps(read_history(dev_history()), stop_before="inc-0001")
+    assert first is not None
+    status, elapsed = _create_and_time(kubectl, namespace, first, get_status)
+    record_property("create_to_recommendation_s", round(elapsed, 2))
+
+    rec = status["recommendation"]
+    assert rec["mode"] == "novel"
+    assert rec["actionability"] == 0
+    assert status["matches"] == []
+    assert rec.get("steps"), "a catalog runbook fits inc-0001, so its dry-run steps are offered"
+    assert rec["readOnly"] is True
+    for step in rec["steps"]:
+        assert step["command"] == step["dryRunCommand"]
+        assert step["rollbackCommand"] == []
+    assert len(status["dna"]) == 8 and all(d["reason"] for d in status["dna"].values())
+    cond = _conditions(status)
+    assert cond["Triaged"]["status"] == "True" and cond["Triaged"]["reason"] == "Novel"
+    assert cond["AwaitingApproval"]["status"] == "False"
+    assert cond["MemoryAvailable"]["status"] == "True"
+    assert status["observedGeneration"] == 1
+
+    # Each condition transition is an Event on the incident.
+    def reasons() -> set[str]:
+        proc = kubectl("get", "events", "-n", namespace, "--field-selector", "involvedObject.name=inc-0001", "-o", "json")
+        return {e["reason"] for e in json.loads(proc.stdout)["items"]} if proc.returncode == 0 else set()
+
+    until("the Triaged event", lambda: {"Novel", "Recalled"} <= reasons())
+
+
+def test_recurrence_is_actionable_and_its_outcome_updates_the_runbook(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any, record_property: Any
+) -> None:
+    events = read_history(dev_history())
+    steps, new = history_steps(events, stop_before="inc-0022")
+    assert new is not None and sum(s.kind == "incident" for s in steps) >= 20
+    load_history(kubectl, namespace, steps)
+
+    before = get_json("runbook", "k8s-rollback-deploy").get("status") or {}
+    assert before.get("timesExecuted", 0) >= 4, "the history's rollbacks were counted on consolidation"
+
+    status, elapsed = _create_and_time(kubectl, namespace, new, get_status)
+    record_property("create_to_recommendation_s", round(elapsed, 2))
+    rec = status["recommendation"]
+    assert status["matches"], "precedents were recalled"
+    assert all(m["breakdown"] for m in status["matches"])
+    assert {"inc-0001", "inc-0008", "inc-0009"} & {m["incident"] for m in status["matches"][:3]}
+    assert rec["mode"] == "actionable", rec
+    assert rec["runbook"] == "k8s-rollback-deploy"
+    assert re.fullmatch(r"[0-9a-f]{16}", rec["planHash"])
+    assert rec["readOnly"] is False and any("undo" in " ".join(s["command"]) for s in rec["steps"])
+    assert _conditions(status)["AwaitingApproval"]["status"] == "True"
+
+    table = kubectl("get", "incidents", "-n", namespace, "inc-0022", check=True).stdout.splitlines()
+    header, row = table[0].split(), table[1].split()
+    assert header[:7] == ["NAME", "SERVICE", "SEVERITY", "MODE", "SIMILARITY", "ACTIONABILITY", "RUNBOOK"]
+    assert row[3] == "actionable" and row[4] == str(rec["similarity"]) and row[5] == str(rec["actionability"])
+    assert row[6] == "k8s-rollback-deploy"
+
+    # A person records the outcome: it is consolidated once, and the runbook's record moves.
+    outcome = next(e["resolution"] for e in events if e["type"] == "outcome" and e["incident"] == "inc-0022")
+    kubectl("patch", "incident", "inc-0022", "-n", namespace, "--type=merge",
+            "-p", json.dumps({"spec": {"resolution": outcome}}), check=True)
+    resolved = until("Resolved=True", lambda: _conditions(get_status("inc-0022")).get("Resolved", {}).get("status") == "True"
+                     and get_status("inc-0022"))
+    assert resolved["memory"]["consolidated"]
+    assert "outbox" not in resolved["memory"]
+    after = until(
+        "the runbook's record to count inc-0022",
+        lambda: (s := get_json("runbook", "k8s-rollback-deploy").get("status") or {}).get("timesExecuted", 0)
+        > before["timesExecuted"] and s,
+    )
+    assert after["timesExecuted"] == before["timesExecuted"] + 1
+    assert after["timesSucceeded"] == before["timesSucceeded"] + 1
+    assert after["winRate"] > before["winRate"]
+    assert after["lastOutcome"]["incident"] == f"{namespace}/inc-0022"
+    # The recommendation stays as it was: the operator never rewrites history, nor spec.
+    final = kubectl("get", "incident", "inc-0022", "-n", namespace, "-o", "json", check=True)
+    body = json.loads(final.stdout)
+    assert body["spec"]["resolution"]["runbook"] == outcome["runbook"]
+    assert body["status"]["recommendation"]["planHash"] == rec["planHash"]
+
+
+def test_after_the_redis_migration_the_vm_restart_is_stale(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any
+) -> None:
+    steps, new = history_steps(read_history(dev_history()), stop_before="inc-0042")
+    assert any(s.manifest["kind"] == "ArchitectureMigration" for s in steps)
+    load_history(kubectl, namespace, steps)
+    status, _ = _create_and_time(kubectl, namespace, new, get_status)
+    rec = status["recommendation"]
+    assert not (rec["mode"] == "actionable" and rec["runbook"] == "redis-restart-vm"), rec
+    assert rec["runbook"] != "redis-restart-vm"
+    stale = {m["incident"]: m["stale"] for m in status["matches"] if m.get("stale")}
+    assert {"inc-0002", "inc-0014", "inc-0029"} & set(stale), status["matches"]
+    for s in stale.values():
+        assert s["migration"] == "redis-cluster-to-elasticache"
+        assert s["oldArch"] and s["newArch"] and s["deduction"] > 0
+
+
+def test_odd_incidents_do_not_stop_the_operator(operator: Any, kubectl: Any, namespace: str, get_status: Any) -> None:
+    load_history(kubectl, namespace, _catalog_steps())
+    odd = {
+        "apiVersion": "recall.dev/v1alpha1",
+        "kind": "Incident",
+        "metadata": {"name": "odd-1"},
+        "spec": {"service": "not-in-the-topology", "title": "?"},
+    }
+    status, _ = _create_and_time(kubectl, namespace, odd, get_status)
+    assert status["recommendation"]["mode"] == "novel"
+    assert status["dna"]["serviceDepth"]["reason"].endswith("is not in the topology")
+    # An outcome with nothing in it is still an outcome: remembered, nothing counted.
+    kubectl("patch", "incident", "odd-1", "-n", namespace, "--type=merge",
+            "-p", json.dumps({"spec": {"resolution": {}}}), check=True)
+    until("odd-1 resolved", lambda: _conditions(get_status("odd-1")).get("Resolved", {}).get("status") == "True")
+    # And the operator is still there for the next one.
+    normal = {**odd, "metadata": {"name": "after-odd"},
+              "spec": {"service": "checkout-api", "title": "checkout-api 5xx", "symptoms": ["5xx"]}}
+    status, _ = _create_and_time(kubectl, namespace, normal, get_status)
+    assert status["recommendation"]["mode"] in ("novel", "advisory", "actionable")

@@ -1,0 +1,211 @@
+"""The status the operator writes, built from real assessments (no cluster needed)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from recall_operator.domain.dna import incident_dna
+from recall_operator.domain.models import (
+    ArchitectureMigration,
+    EpisodicMemory,
+    Incident,
+    IncidentSpec,
+    MigrationSpec,
+    Resolution,
+    Runbook,
+    RunbookRecord,
+    RunbookSpec,
+)
+from recall_operator.domain.plan import build_plan
+from recall_operator.domain.recommend import Context, assess
+from recall_operator.domain.topology import Topology
+from recall_operator.kube import status as st
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+TOPOLOGY = Topology.parse("cart-service: {dependsOn: [redis-cluster]}\nredis-cluster: {dependsOn: []}\n")
+RESTART = Runbook(
+    name="redis-restart",
+    spec=RunbookSpec.model_validate(
+        {
+            "title": "Restart redis",
+            "services": ["redis-cluster"],
+            "symptoms": ["latency-spike", "timeout"],
+            "steps": [
+                {
+                    "name": "restart",
+                    "image": "redis:7.2",
+                    "command": ["redis-cli", "-h", "$(SERVICE)", "shutdown"],
+                    "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "info"],
+                    "risk": "low",
+                }
+            ],
+        }
+    ),
+)
+SPEC = {
+    "service": "redis-cluster",
+    "severity": "high",
+    "title": "redis primary slow, commands timing out",
+    "description": "redis-cluster primary answering slowly; cart-service sees i/o timeouts",
+    "symptoms": ["latency-spike", "timeout"],
+    "errorSignatures": ["READONLY You can't write against a read only replica"],
+}
+
+
+def _memory(name: str, days_ago: int) -> EpisodicMemory:
+    return EpisodicMemory(
+        incident=name,
+        spec=IncidentSpec.model_validate(SPEC),
+        resolution=Resolution.model_validate(
+            {
+                "rootCause": "redis primary stuck on a slow fork",
+                "summary": "restarted redis on the VM with runbook redis-restart",
+                "runbook": "redis-restart",
+                "actions": [{"action": "run runbook redis-restart", "result": "succeeded"}],
+            }
+        ),
+        resolved_at=NOW - timedelta(days=days_ago),
+    )
+
+
+def _ctx(migrations: list[ArchitectureMigration] | None = None) -> Context:
+    return Context(
+        now=NOW,
+        topology=TOPOLOGY,
+        catalog={RESTART.name: RESTART},
+        records={RESTART.name: RunbookRecord(times_executed=3, times_succeeded=3)},
+        migrations=migrations or [],
+    )
+
+
+def _triage(candidates: list[EpisodicMemory], ctx: Context, current: dict | None = None):
+    incident = Incident(name="inc-new", spec=IncidentSpec.model_validate(SPEC))
+    assessment = assess(incident, candidates, ctx)
+    rec = assessment.recommendation
+    plan = build_plan(incident.spec, RESTART, read_only=rec.mode == "novel") if rec.runbook else None
+    dna = incident_dna(incident.spec, ctx.topology)
+    return assessment, plan, st.triage_status(current or {}, assessment, plan, dna, 1, NOW)
+
+
+def test_recurrence_fills_matches_recommendation_and_conditions() -> None:
+    assessment, plan, change = _triage([_memory("inc-1", 30), _memory("inc-2", 10)], _ctx())
+    status = change.patch
+    rec = status["recommendation"]
+    assert rec["mode"] == assessment.recommendation.mode
+    assert rec["runbook"] == "redis-restart"
+    assert plan is not None and rec["planHash"] == plan.plan_hash
+    assert rec["steps"][0]["command"] == ["redis-cli", "-h", "$(SERVICE)", "shutdown"]
+    assert [m["incident"] for m in status["matches"]] == [m.incident for m in assessment.matches]
+    first = status["matches"][0]
+    assert set(first) >= {"incident", "similarity", "breakdown", "outcome", "actions", "runbook", "stale", "contradiction"}
+    assert first["breakdown"] and first["stale"] is None
+    assert set(status["dna"]) == {
+        "symptoms", "errorSeverity", "serviceDepth", "deployProximity",
+        "blastRadius", "configurationDrift", "networkPressure", "resolutionComplexity",
+    }
+    assert all("reason" in d and 0 <= d["value"] <= 1 for d in status["dna"].values())
+    conditions = {c["type"]: c for c in status["conditions"]}
+    assert conditions["Triaged"]["status"] == "True"
+    assert conditions["Triaged"]["reason"] == rec["mode"].capitalize()
+    assert conditions["MemoryAvailable"]["status"] == "True"
+    assert conditions["AwaitingApproval"]["status"] == ("True" if rec["mode"] == "actionable" else "False")
+    assert status["observedGeneration"] == 1
+    assert {c["type"] for c in change.transitions} == {"Triaged", "AwaitingApproval", "MemoryAvailable"}
+
+
+def test_cold_incident_is_novel_with_read_only_steps() -> None:
+    _, plan, change = _triage([], _ctx())
+    rec = change.patch["recommendation"]
+    assert rec["mode"] == "novel"
+    assert rec["actionability"] == 0
+    if plan is not None:  # the catalog may offer its dry-run commands to explore
+        assert rec["readOnly"] is True
+        assert all(s["command"] == s["dryRunCommand"] and s["rollbackCommand"] == [] for s in rec["steps"])
+    conditions = {c["type"]: c for c in change.patch["conditions"]}
+    assert conditions["AwaitingApproval"]["status"] == "False"
+
+
+def test_stale_match_shows_the_migration() -> None:
+    migration = ArchitectureMigration(
+        name="redis-to-managed",
+        spec=MigrationSpec.model_validate(
+            {
+                "targetService": "redis-cluster",
+                "migrationDate": "2025-02-01",
+                "oldArch": "redis on VMs",
+                "newArch": "managed redis",
+                "impactedRunbooks": ["redis-restart"],
+                "confidenceDeduction": 30,
+            }
+        ),
+        applied_at=NOW - timedelta(days=5),
+    )
+    _, _, change = _triage([_memory("inc-1", 30)], _ctx([migration]))
+    stale = change.patch["matches"][0]["stale"]
+    assert stale["migration"] == "redis-to-managed"
+    assert stale["oldArch"] == "redis on VMs" and stale["newArch"] == "managed redis"
+    assert stale["deduction"] == 30
+    assert change.patch["recommendation"]["mode"] != "actionable"
+
+
+def test_second_identical_triage_writes_nothing() -> None:
+    _, _, first = _triage([_memory("inc-1", 30)], _ctx())
+    # What the server holds after the merge patch (nulls removed).
+    server = st.prune_none(first.patch)
+    _, _, second = _triage([_memory("inc-1", 30)], _ctx(), current=server)
+    assert second.empty and second.transitions == []
+
+
+def test_changed_recommendation_keeps_unchanged_condition_times() -> None:
+    _, _, first = _triage([], _ctx())
+    server = st.prune_none(first.patch)
+    later = NOW + timedelta(minutes=5)
+    incident = Incident(name="inc-new", spec=IncidentSpec.model_validate(SPEC))
+    assessment = assess(incident, [_memory("inc-1", 30), _memory("inc-2", 10)], _ctx())
+    plan = build_plan(incident.spec, RESTART)
+    change = st.triage_status(server, assessment, plan, incident_dna(incident.spec, TOPOLOGY), 1, later)
+    assert "recommendation" in change.patch
+    conditions = {c["type"]: c for c in change.patch["conditions"]}
+    # MemoryAvailable did not flip, so its transition time is the first one.
+    assert conditions["MemoryAvailable"]["lastTransitionTime"] == NOW.isoformat()
+    assert "MemoryAvailable" not in {c["type"] for c in change.transitions}
+
+
+def test_memory_down_is_a_condition_not_a_crash() -> None:
+    incident = Incident(name="inc-new", spec=IncidentSpec.model_validate(SPEC))
+    assessment = assess(incident, [], _ctx())
+    change = st.triage_status({}, assessment, None, incident_dna(incident.spec, TOPOLOGY), 2, NOW, "connection refused")
+    cond = {c["type"]: c for c in change.patch["conditions"]}["MemoryAvailable"]
+    assert cond["status"] == "False" and cond["reason"] == "MemoryUnavailable"
+    assert "connection refused" in cond["message"]
+
+
+def test_outbox_then_consolidated() -> None:
+    resolution = {"rootCause": "x", "runbook": "redis-restart", "actions": [{"action": "a", "result": "succeeded"}]}
+    key = st.resolution_key(resolution)
+    assert key == st.resolution_key(dict(reversed(list(resolution.items()))))
+    pending = st.outbox_status({}, key, 1, NOW, "down")
+    assert pending.patch["memory"]["outbox"] == "pending"
+    server = st.prune_none(pending.patch)
+    assert not st.is_consolidated(server, key)
+    done = st.consolidated_status(server, key, "embedded", ["redis-restart"], 1, NOW)
+    merged = {**server, **st.prune_none(done.patch)}
+    assert st.is_consolidated(merged, key)
+    assert "outbox" not in merged["memory"]
+    resolved = {c["type"]: c for c in merged["conditions"]}["Resolved"]
+    assert resolved["status"] == "True"
+    assert any(c["type"] == "Resolved" for c in done.transitions)
+
+
+def test_runbook_counts_are_counted_once_per_incident() -> None:
+    first = st.runbook_counts_status({}, "ns/inc-1", "succeeded", NOW)
+    assert first is not None
+    assert (first["timesExecuted"], first["timesSucceeded"]) == (1, 1)
+    assert 0.5 < first["winRate"] < 1.0  # smoothed: one success is not 100%
+    assert first["lastOutcome"]["result"] == "succeeded"
+    assert st.runbook_counts_status(first, "ns/inc-1", "succeeded", NOW) is None
+    second = st.runbook_counts_status(first, "ns/inc-2", "failed", NOW)
+    assert second is not None
+    assert (second["timesExecuted"], second["timesSucceeded"], second["timesFailed"]) == (2, 1, 1)
+    assert second["winRate"] < first["winRate"]
+    assert st.record_from_status(second) == RunbookRecord(times_executed=2, times_succeeded=1)
