@@ -71,11 +71,6 @@ def test_assess_never_crashes_and_stays_in_range(spec: IncidentSpec, hist) -> No
     assert rec.mode in ("novel", "advisory", "actionable")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by this test: when a migration blocks memory's fix, the catalog replacement gets "
-    "min(CATALOG_CAP, fit) actionability, which can exceed what the memory's fix had before",
-)
 @SETTINGS
 @given(specs, history)
 @example(_s("kafka-orders", ("latency-spike", "timeout")), [(_s("cart-service", ("latency-spike",)), "rb-cart-service", "succeeded")])
@@ -90,12 +85,6 @@ def test_a_migration_naming_the_chosen_runbook_never_raises_actionability_nor_le
     assert not (after.mode == "actionable" and after.runbook == before.runbook)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by this test: when two precedents disagree and the chosen fix then fails, the blocked fix "
-    "stops counting as disagreement (share is taken over usable fixes only), so the runner-up gains "
-    "actionability; fixing it changes replay scores and is left for a reviewed change",
-)
 @SETTINGS
 @given(specs, history)
 @example(_s("cart-service"), [(_s("cart-service"), "rb-cart-service", "succeeded"), (_s("cart-service"), "rb-checkout-api", "succeeded")])

@@ -50,7 +50,7 @@ class Dimension:
 def incident_dna(spec: IncidentSpec, topology: Topology) -> list[Dimension]:
     words = tokens(f"{spec.title} {spec.description} {' '.join(spec.error_signatures)} {' '.join(spec.symptoms)}")
     n_services = max(len(topology.depends_on), 1)
-    max_depth = max((topology.depth(s) for s in topology.depends_on), default=0) or 1
+    max_depth = topology.max_depth or 1
     depth = topology.depth(spec.service)
     upstream = _transitive_callers(topology, spec.service)
     drift = sorted({w for w in words if w in _DRIFT_WORDS})

@@ -264,12 +264,16 @@ def _from_memory(
     if not usable or leader in stale:
         # Memory knows this failure, but its fix no longer holds: look for another in the catalog.
         fit = _replacement(incident, [rb for rb in blocked if rb in stale], ctx, excluded={*stale, *failed})
+        # A replacement has no outcome behind it for this failure: it is never
+        # trusted more than the stale fix it replaces is trusted now, and not
+        # at all when what memory knows is that the fixes tried here failed.
+        ceiling = 0
         if leader is not None and leader in stale:
             # The stale memory still says how much its fix would have been
             # trusted, and by how much the migration cut that: a person
             # weighing the replacement needs both numbers, as with any stale memory.
             adjusted: list[str] = []
-            _actionability(leader, backers[leader], support[leader] / sum(support.values()), ctx, adjusted, [])
+            ceiling = min(CATALOG_CAP, _actionability(leader, backers[leader], support[leader] / sum(support.values()), ctx, adjusted, []))
             warnings.extend(f"remembered fix {leader}: {w}" for w in adjusted)
         reasons.append(
             f"catalog runbook {fit.runbook} fits instead ({fit.why})" if fit else "no runbook in the catalog fits instead"
@@ -277,7 +281,7 @@ def _from_memory(
         return Recommendation(
             mode="advisory",
             similarity=best,
-            actionability=min(CATALOG_CAP, round(fit.fit * 100)) if fit else 0,
+            actionability=min(ceiling, round(fit.fit * 100)) if fit else 0,
             runbook=fit.runbook if fit else None,
             source="catalog" if fit else None,
             warnings=warnings + ["the fix that memory knows no longer applies; a person must decide"],
@@ -287,7 +291,8 @@ def _from_memory(
 
     ranked = sorted(usable.items(), key=lambda kv: -kv[1])
     chosen, weight = ranked[0]
-    share = weight / sum(usable.values())
+    # Blocked fixes still count as disagreement: their precedents saw this failure too.
+    share = weight / sum(support.values())
     supporting = backers[chosen]
     reasons.append(
         f"{len(supporting)} of {len(reps)} independent precedents were resolved by "
@@ -363,7 +368,8 @@ def _actionability(
     stale = [st for s in supporting if (st := memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now))]
     if stale:
         before = round(score)
-        score = max(STALE_FLOOR, score - stale[0].deduction)
+        # The floor keeps a stale memory's word worth something; it never lifts one that was lower.
+        score = max(min(STALE_FLOOR, score), score - stale[0].deduction)
         warnings.append(
             f"actionability adjusted from {before} to {round(score)} because {stale[0].why} "
             f"({stale[0].old_arch} -> {stale[0].new_arch})"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import dna_similarity, incident_dna
@@ -33,6 +33,7 @@ class Weights:
     dna: float = 0.05  # the same shape (see dna.py)
 
 
+TERMS = ("lexical", "service", "symptoms", "signals", "runbook", "dna")
 # BM25's usual constants; the normalisation makes the result insensitive to them.
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -81,7 +82,7 @@ class Breakdown:
     ruled_out: tuple[str, ...] = ()
 
     def points(self, weights: Weights) -> int:
-        total = sum(getattr(self, k) * w for k, w in asdict(weights).items())
+        total = sum(getattr(self, k) * getattr(weights, k) for k in TERMS)
         return max(0, min(100, round(100 * total - self.deduction())))
 
     def deduction(self) -> float:
@@ -89,7 +90,7 @@ class Breakdown:
 
     def as_status(self, weights: Weights) -> dict[str, float]:
         """Points each term contributed, as an engineer would check them."""
-        terms = {k: round(100 * getattr(self, k) * w, 1) for k, w in asdict(weights).items()}
+        terms = {k: round(100 * getattr(self, k) * getattr(weights, k), 1) for k in TERMS}
         if self.ruled_out:
             terms["ruledOut"] = -self.deduction()
         return terms

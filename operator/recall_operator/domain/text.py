@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.:/-]*[a-z0-9]|[a-z0-9]")
@@ -19,6 +20,13 @@ STOPWORDS = frozenset(
 
 def tokens(text: str) -> list[str]:
     """Lowercase word tokens; compound tokens (`max.poll.interval.ms`) also yield their parts."""
+    return list(_tokens(text))
+
+
+# Memories are tokenized again for every query that recalls them; the cache
+# keeps that cost out of the recall path (bounded, so memory stays flat).
+@functools.lru_cache(maxsize=65_536)
+def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in _TOKEN.findall(text.lower()):
         parts = [p for p in _SPLIT.split(tok) if p]
@@ -26,7 +34,7 @@ def tokens(text: str) -> list[str]:
             out.append(tok)
         # Bare short numbers (ports, counts) match everything and mean nothing alone.
         out.extend(p for p in parts if not (p.isdigit() and len(p) <= 3))
-    return [t for t in out if t not in STOPWORDS]
+    return tuple(t for t in out if t not in STOPWORDS)
 
 
 def incident_names(text: str) -> list[str]:

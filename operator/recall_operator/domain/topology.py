@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+import functools
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,7 +30,8 @@ class Topology:
             raise TopologyError("topology must map each service to {dependsOn: [...]}")
         graph: dict[str, frozenset[str]] = {}
         for service, entry in raw.items():
-            deps = (entry or {}).get("dependsOn", []) if isinstance(entry, dict) else None
+            # `orders-db:` alone (no body) is a leaf, as is `{dependsOn: []}`.
+            deps = (entry or {}).get("dependsOn", []) if isinstance(entry, dict | None) else None
             if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
                 raise TopologyError(f"topology entry {service!r}: dependsOn must be a list of service names")
             graph[str(service)] = frozenset(deps)
@@ -46,6 +48,11 @@ class Topology:
         if b in self.neighbours(a):
             return "adjacent"
         return "unrelated"
+
+    @functools.cached_property
+    def max_depth(self) -> int:
+        """The deepest chain in the whole topology (computed once per topology)."""
+        return max((self.depth(s) for s in self.depends_on), default=0)
 
     def depth(self, service: str) -> int:
         """The longest chain of callees below a service (0 for a leaf such as a database).
