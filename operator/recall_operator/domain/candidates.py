@@ -38,11 +38,16 @@ def is_repage(a: EpisodicMemory, b: EpisodicMemory, window: timedelta = REPAGE_W
 def merge_repages(scored: Sequence[ScoredMemory], window: timedelta = REPAGE_WINDOW) -> list[list[ScoredMemory]]:
     """Group re-pages together, best first; each group is one piece of evidence."""
     groups: list[list[ScoredMemory]] = []
+    # Only memories with the same fingerprint can be re-pages of each other.
+    by_fingerprint: dict[str, list[list[ScoredMemory]]] = {}
     for s in scored:
-        for group in groups:
+        fp = fingerprint(s.memory)
+        same = by_fingerprint.setdefault(fp, []) if fp else []
+        for group in same:
             if any(is_repage(s.memory, g.memory, window) for g in group):
                 group.append(s)
                 break
         else:
             groups.append([s])
+            same.append(groups[-1])
     return groups

@@ -59,13 +59,16 @@ RULED_OUT_POINTS = 15.0
 RULED_OUT_MAX_TERMS = 2
 
 
-def ruled_out(spec: IncidentSpec, precedent: IncidentSpec) -> tuple[str, ...]:
-    """Symptoms of the precedent that this incident's report explicitly denies."""
+def denied_symptoms(spec: IncidentSpec) -> set[str]:
+    """Stems this incident's report says are not happening."""
     denied = negated_stems(f"{spec.title}. {spec.description}")
     # What the incident itself tags as a symptom is not denied, whatever a sentence says.
-    own = plain_stems(tokens(" ".join(spec.symptoms)))
-    theirs = plain_stems(tokens(" ".join(precedent.symptoms)))
-    return tuple(sorted((denied - own) & theirs))
+    return denied - plain_stems(tokens(" ".join(spec.symptoms)))
+
+
+def ruled_out(denied: set[str], precedent: IncidentSpec) -> tuple[str, ...]:
+    """Symptoms of the precedent that the incident's report explicitly denies."""
+    return tuple(sorted(denied & plain_stems(tokens(" ".join(precedent.symptoms)))))
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,7 @@ def score_candidates(
     query = incident_words(spec)
     lexical = LexicalScorer([incident_words(c.spec) for c in candidates])
     dna = incident_dna(spec, topology)
+    denied = denied_symptoms(spec)
     scored = []
     for i, c in enumerate(candidates):
         runbook = c.resolution.runbook
@@ -193,7 +197,7 @@ def score_candidates(
             # DNA similarity of unrelated incidents is rarely below one half, so
             # the term counts only what lies above that.
             dna=max(0.0, 2 * dna_similarity(dna, incident_dna(c.spec, topology)) - 1),
-            ruled_out=ruled_out(spec, c.spec),
+            ruled_out=ruled_out(denied, c.spec),
         )
         scored.append(ScoredMemory(c, breakdown.points(weights), breakdown))
     scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))
