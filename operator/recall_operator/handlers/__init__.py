@@ -78,6 +78,14 @@ def api_client() -> Any:
         return config.new_client_from_config(config_file=os.environ.get("KUBECONFIG") or None)
 
 
+@kopf.on.login()
+def recall_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
+    # Kopf's default login goes through the kubernetes library, which reads
+    # $KUBECONFIG once, when it is first imported; an operator started later in
+    # the same process (tests, the demo) must read it now. Kopf's own readers do.
+    return kopf.login_with_service_account(**kwargs) or kopf.login_with_kubeconfig(**kwargs)
+
+
 @kopf.on.startup()
 async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logger: Any, **_: Any) -> None:
     configure_settings(settings)

@@ -53,7 +53,10 @@ def _post(body: Any, change: st.StatusChange) -> None:
 
 def _apply(patch: kopf.Patch, change: st.StatusChange) -> None:
     for key, value in change.patch.items():
-        patch.status[key] = value
+        # A null inside a list element is dropped by the API server (merge
+        # patches replace lists whole); dropping it here keeps Kopf's
+        # after-patch check quiet. Nulls in maps stay: they delete old keys.
+        patch.status[key] = st.prune_none(value) if isinstance(value, list) else value
 
 
 async def triage(incident: Incident, ctx: Context, memory: MemoryBackend | None) -> tuple[Any, Any, str | None]:
