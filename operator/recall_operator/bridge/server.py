@@ -1,0 +1,226 @@
+"""The Alertmanager webhook receiver: ``POST /alerts`` → Incidents, ``GET /healthz``.
+
+Thin I/O around :mod:`recall_operator.bridge.alertmanager`. The Kubernetes
+calls use the synchronous client in worker threads (there is no asyncio
+client in the image); every write is a create, and AlreadyExists (409) means
+the alert fired before, so only the alert-tracking annotations are patched.
+That makes duplicate deliveries, Alertmanager's repeats and concurrent
+requests for one alert converge on exactly one Incident without any lock.
+
+Status codes follow what Alertmanager does with them: it retries a 5xx and
+drops a 4xx, so a request that can never succeed (bad body, wrong shape) gets
+a 4xx, and a Kubernetes outage gets a 503 so the alert is delivered later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import datetime, timezone
+from typing import Any
+
+from aiohttp import web
+
+from .alertmanager import (
+    API_VERSION,
+    MAX_BODY_BYTES,
+    AlertIncident,
+    BridgeError,
+    Mapped,
+    check_request,
+    map_payload,
+    parse_body,
+)
+
+log = logging.getLogger(__name__)
+
+GROUP, VERSION = API_VERSION.split("/")
+PLURAL = "incidents"
+MERGE_PATCH = "application/merge-patch+json"
+
+
+class WriteFailure(Exception):
+    def __init__(self, status_code: int, reason: str) -> None:
+        super().__init__(status_code, reason)
+        self.status_code = status_code
+        self.reason = reason
+
+
+class IncidentWriter:
+    """Create-or-refire against the API server, one blocking call per thread."""
+
+    def __init__(self, api_client: Any, namespace: str) -> None:
+        from kubernetes import client
+
+        self._api = client.CustomObjectsApi(api_client)
+        self._namespace = namespace
+
+    def _write(self, item: AlertIncident) -> str:
+        from kubernetes.client.exceptions import ApiException
+
+        # Two rounds: an Incident deleted between our 409 and our patch is
+        # simply created again.
+        for _ in range(2):
+            try:
+                self._api.create_namespaced_custom_object(
+                    GROUP, VERSION, self._namespace, PLURAL, item.manifest
+                )
+                return "created"
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise _failure(exc, item.name) from exc
+            try:
+                self._api.patch_namespaced_custom_object(
+                    GROUP, VERSION, self._namespace, PLURAL, item.name, item.patch,
+                    _content_type=MERGE_PATCH,
+                )
+                return "updated"
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise _failure(exc, item.name) from exc
+        raise WriteFailure(503, f"incident {item.name} kept disappearing while being written; retry")
+
+    async def write(self, item: AlertIncident) -> str:
+        try:
+            return await asyncio.to_thread(self._write, item)
+        except WriteFailure:
+            raise
+        except Exception as exc:  # connection refused, TLS, timeouts: the API server is unreachable
+            raise WriteFailure(503, f"kubernetes API unreachable writing {item.name}: {type(exc).__name__}") from exc
+
+
+def _failure(exc: Any, name: str) -> WriteFailure:
+    message = ""
+    try:
+        message = json.loads(exc.body or "{}").get("message", "")
+    except (ValueError, AttributeError):
+        message = str(exc.reason or "")
+    # 5xx and throttling are worth a retry by Alertmanager; other refusals are
+    # reported as a bad gateway so they are visible, never as the sender's fault.
+    status = 503 if exc.status in (429,) or exc.status >= 500 else 502
+    return WriteFailure(status, f"kubernetes refused incident {name} ({exc.status}): {message}"[:2048])
+
+
+def _error(err: BridgeError | WriteFailure) -> web.Response:
+    return web.json_response({"error": err.reason}, status=err.status_code)
+
+
+async def _read_limited(request: web.Request) -> bytes | BridgeError:
+    # Read the stream ourselves: a chunked body has no Content-Length to check,
+    # and aiohttp's own limit would answer with a reason-less 413.
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.readany()
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return BridgeError(413, f"body exceeds the limit of {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+
+
+STATS_KEY = web.AppKey("stats", dict)
+WRITER_KEY = web.AppKey("writer", IncidentWriter)
+NAMESPACE_KEY = web.AppKey("namespace", str)
+
+
+async def handle_alerts(request: web.Request) -> web.Response:
+    stats = request.app[STATS_KEY]
+    stats["requests"] += 1
+    err = check_request(request.headers.get("Content-Type"), request.content_length)
+    body: bytes | BridgeError = err if err is not None else await _read_limited(request)
+    if isinstance(body, BridgeError):
+        stats["refused"] += 1
+        return _error(body)
+    payload = parse_body(body)
+    if isinstance(payload, BridgeError):
+        stats["refused"] += 1
+        return _error(payload)
+    mapped = map_payload(
+        payload, namespace=request.app[NAMESPACE_KEY], received_at=datetime.now(timezone.utc)
+    )
+    if isinstance(mapped, BridgeError):
+        stats["refused"] += 1
+        return _error(mapped)
+    return await _write_all(request.app, mapped)
+
+
+async def _write_all(app: web.Application, mapped: Mapped) -> web.Response:
+    writer = app[WRITER_KEY]
+    stats = app[STATS_KEY]
+    outcomes = await asyncio.gather(*(writer.write(i) for i in mapped.incidents), return_exceptions=True)
+    created: list[str] = []
+    updated: list[str] = []
+    failures: list[WriteFailure] = []
+    for item, outcome in zip(mapped.incidents, outcomes):
+        if isinstance(outcome, WriteFailure):
+            failures.append(outcome)
+        elif isinstance(outcome, BaseException):
+            raise outcome
+        else:
+            (created if outcome == "created" else updated).append(item.name)
+    stats["created"] += len(created)
+    stats["updated"] += len(updated)
+    stats["skipped"] += len(mapped.skipped)
+    body = {
+        "created": created,
+        "updated": updated,
+        "skipped": [{"alert": s.index, "reason": s.reason} for s in mapped.skipped],
+    }
+    for skip in mapped.skipped:
+        log.warning("alert not recorded: %s", skip.reason)
+    if failures:
+        # Some writes failed: answer with the worst failure so Alertmanager
+        # re-sends the group; the ones that succeeded converge on re-send.
+        worst = max(failures, key=lambda f: f.status_code)
+        stats["failed"] += 1
+        return web.json_response({**body, "error": worst.reason}, status=worst.status_code)
+    return web.json_response(body, status=200)
+
+
+async def handle_healthz(request: web.Request) -> web.Response:
+    return web.json_response({"ok": True, **request.app[STATS_KEY]})
+
+
+def create_app(namespace: str, api_client: Any) -> web.Application:
+    # aiohttp's own body limit stays above ours so that ours, with its reason, answers first.
+    app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
+    app[NAMESPACE_KEY] = namespace
+    app[WRITER_KEY] = IncidentWriter(api_client, namespace)
+    app[STATS_KEY] = {"requests": 0, "created": 0, "updated": 0, "refused": 0, "skipped": 0, "failed": 0}
+    app.router.add_post("/alerts", handle_alerts)
+    app.router.add_get("/healthz", handle_healthz)
+    return app
+
+
+def load_api_client() -> Any:
+    """In a pod the ServiceAccount, elsewhere the kubeconfig (KUBECONFIG or ~/.kube/config)."""
+    from kubernetes import client, config
+
+    configuration = client.Configuration()
+    try:
+        config.load_incluster_config(client_configuration=configuration)
+    except config.ConfigException:
+        config.load_kube_config(client_configuration=configuration)
+    # One connection per worker thread, so a burst of alerts does not queue on the pool.
+    configuration.connection_pool_maxsize = 32
+    return client.ApiClient(configuration)
+
+
+async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None) -> None:
+    """Run the bridge on host:port, writing Incidents into namespace, until cancelled."""
+    owned = api_client is None
+    api = load_api_client() if owned else api_client
+    runner = web.AppRunner(create_app(namespace, api), access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        log.info("alert bridge listening on %s:%d, writing Incidents to namespace %s", host, port, namespace)
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+        if owned:
+            api.close()

@@ -1,0 +1,341 @@
+"""The alert bridge end to end: a real Alertmanager, the bridge, a real API server.
+
+The bridge runs through its public entry point, ``serve()``, in a thread with
+its own event loop, writing into the test's namespace; Alertmanager (Debian's
+prometheus-alertmanager, which must be installed: a missing binary fails the
+test) delivers to it by webhook. Nothing is mocked. Waits are polls with
+generous deadlines, never timed assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from alertmanager import Alertmanager, free_port
+from recall_operator.bridge import serve
+from recall_operator.bridge.alertmanager import MAX_BODY_BYTES, incident_name
+
+pytestmark = pytest.mark.integration
+
+DEADLINE = 90.0
+
+
+def poll(what: str, check: Callable[[], Any], timeout: float = DEADLINE) -> Any:
+    """Return check()'s first truthy value; fail naming `what` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(0.25)
+    pytest.fail(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
+
+
+class BridgeThread:
+    """``serve()`` on a free loopback port, in a thread with its own loop, until stopped."""
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._loop = asyncio.new_event_loop()
+        self._task: asyncio.Task[None] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bridge", daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._task = self._loop.create_task(serve(self.port, self.namespace))
+        try:
+            self._loop.run_until_complete(self._task)
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:  # surfaced by health() so the test says why
+            self._error = exc
+        finally:
+            self._loop.close()
+
+    def health(self) -> dict[str, Any] | None:
+        if self._error is not None:
+            pytest.fail(f"the bridge stopped: {self._error!r}")
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=5) as resp:
+                return dict(json.loads(resp.read()))
+        except (urllib.error.URLError, OSError):
+            return None
+
+    def start(self) -> None:
+        self._thread.start()
+        poll("the bridge's /healthz", self.health)
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join(timeout=30)
+        assert not self._thread.is_alive(), "the bridge did not stop when cancelled"
+
+
+@pytest.fixture
+def bridge(namespace: str, cluster: Any) -> Iterator[BridgeThread]:
+    # `cluster` points KUBECONFIG at the test control plane, which serve() reads.
+    b = BridgeThread(namespace)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def post(url: str, body: bytes, content_type: str | None = "application/json") -> tuple[int, dict[str, Any]]:
+    headers = {"Content-Type": content_type} if content_type else {}
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    if content_type is None:
+        # urllib adds a form content type to any POST with a body unless told otherwise
+        request.add_unredirected_header("Content-Type", "")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        raw = exc.read()
+        try:
+            return exc.code, json.loads(raw)
+        except ValueError:
+            return exc.code, {"raw": raw.decode(errors="replace")}
+
+
+def incidents(k8s_api: Any, namespace: str) -> list[dict[str, Any]]:
+    from kubernetes import client
+
+    api = client.CustomObjectsApi(k8s_api)
+    return list(api.list_namespaced_custom_object("recall.dev", "v1alpha1", namespace, "incidents")["items"])
+
+
+def webhook(*alerts: dict[str, Any]) -> dict[str, Any]:
+    return {"version": "4", "status": "firing", "receiver": "test", "groupKey": "{}", "alerts": list(alerts)}
+
+
+def direct_alert(fingerprint: str, **labels: str) -> dict[str, Any]:
+    return {
+        "status": "firing",
+        "labels": {"alertname": "DirectAlert", "service": "checkout", **labels},
+        "annotations": {"summary": f"direct {fingerprint}"},
+        "startsAt": "2026-01-01T00:00:00Z",
+        "endsAt": "0001-01-01T00:00:00Z",
+        "fingerprint": fingerprint,
+    }
+
+
+def now_rfc3339(delta: float = 0.0) -> str:
+    return (datetime.now(timezone.utc) + timedelta(seconds=delta)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# --------------------------------------------------------------------------
+
+
+def test_alertmanager_alerts_become_one_incident_each(bridge: BridgeThread, namespace: str, k8s_api: Any) -> None:
+    alert = {
+        "labels": {"alertname": "CartLatency", "service": "cart-service", "severity": "warning", "instance": "a"},
+        "annotations": {
+            "summary": "p99 latency over 2s on cart",
+            "description": "checkout times out",
+            "symptoms": "Latency Spike, cache_eviction",
+            "errorSignatures": "redis: pool timeout",
+        },
+        "generatorURL": "http://prometheus.invalid/graph",
+    }
+    by_job = {
+        "labels": {"alertname": "PricingDown", "job": "pricing-api", "severity": "page", "instance": "b"},
+        "annotations": {},
+    }
+    with Alertmanager(f"{bridge.url}/alerts") as am:
+        am.post_alerts([alert, by_job])
+
+        def by_alertname() -> dict[str, list[dict[str, Any]]]:
+            out: dict[str, list[dict[str, Any]]] = {}
+            for inc in incidents(k8s_api, namespace):
+                out.setdefault(inc["spec"]["labels"]["alertname"], []).append(inc)
+            return out
+
+        found = poll("both alerts as Incidents", lambda: (lambda m: m if len(m) == 2 else None)(by_alertname()))
+        [cart] = found["CartLatency"]
+        fingerprint = cart["spec"]["labels"]["fingerprint"]
+        am_fingerprints = {a["labels"]["alertname"]: a["fingerprint"] for a in am.alerts()}
+        assert fingerprint == am_fingerprints["CartLatency"]
+        assert cart["metadata"]["name"] == incident_name(fingerprint)
+        spec = cart["spec"]
+        assert spec["service"] == "cart-service"
+        assert spec["severity"] == "medium"
+        assert spec["title"] == "p99 latency over 2s on cart"
+        assert spec["description"] == "checkout times out"
+        assert spec["symptoms"] == ["latency-spike", "cache-eviction"]
+        assert spec["errorSignatures"] == ["redis: pool timeout"]
+        assert spec["startedAt"].endswith("Z")
+        assert spec["labels"]["source"] == "alertmanager"
+        assert spec["labels"]["instance"] == "a"
+        assert cart["metadata"]["annotations"]["recall.dev/alert-status"] == "firing"
+        assert cart["metadata"]["annotations"]["recall.dev/alert-generator-url"] == "http://prometheus.invalid/graph"
+        [pricing] = found["PricingDown"]
+        assert pricing["spec"]["service"] == "pricing-api"  # job label as the fallback
+        assert pricing["spec"]["severity"] == "critical"
+        assert pricing["spec"]["title"] == "PricingDown"
+
+        # The same alert posted twice more, and re-sent by Alertmanager on every
+        # repeat_interval: updates, never a second Incident.
+        am.post_alerts([alert])
+        am.post_alerts([alert])
+        updated_before = bridge.health()["updated"]  # type: ignore[index]
+        poll(
+            "Alertmanager to repeat the notifications",
+            lambda: (bridge.health() or {}).get("updated", 0) >= updated_before + 4,
+        )
+        names = [i["metadata"]["name"] for i in incidents(k8s_api, namespace)]
+        assert sorted(names) == sorted({incident_name(f) for f in am_fingerprints.values()})
+        assert bridge.health()["created"] == 2  # type: ignore[index]
+        again = [i for i in incidents(k8s_api, namespace) if i["metadata"]["name"] == cart["metadata"]["name"]]
+        assert again[0]["spec"] == spec  # re-fires leave the spec alone
+
+        # Resolve it: recorded in annotations, never as a resolution.
+        am.post_alerts([{**alert, "endsAt": now_rfc3339(-1)}])
+
+        def resolved() -> dict[str, Any] | None:
+            for inc in incidents(k8s_api, namespace):
+                if inc["metadata"]["name"] == cart["metadata"]["name"]:
+                    ann = inc["metadata"].get("annotations", {})
+                    if ann.get("recall.dev/alert-status") == "resolved":
+                        return inc
+            return None
+
+        done = poll("the resolved notification", resolved, timeout=120)
+        assert done["metadata"]["annotations"]["recall.dev/alert-resolved-at"].endswith("Z")
+        assert "resolution" not in done["spec"]
+        assert done["spec"] == spec
+        assert len(incidents(k8s_api, namespace)) == 2
+
+
+MALFORMED_HTTP: list[tuple[str, bytes, str | None, int, str]] = [
+    ("bad json", b'{"version": "4", "alerts": [', "application/json", 400, "not valid JSON"),
+    ("oversized", b'{"pad": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}', "application/json", 413, "exceeds the limit"),
+    ("text content type", json.dumps(webhook(direct_alert("t1"))).encode(), "text/plain", 415, "content type"),
+    ("no content type", json.dumps(webhook(direct_alert("t2"))).encode(), None, 415, "content type"),
+    (
+        "missing service label",
+        json.dumps(webhook({**direct_alert("t3"), "labels": {"alertname": "X"}})).encode(),
+        "application/json",
+        422,
+        "labels name no service",
+    ),
+    ("wrong version", json.dumps({**webhook(direct_alert("t4")), "version": "2"}).encode(), "application/json", 422, "version"),
+    (
+        "labels wrong type",
+        json.dumps(webhook({**direct_alert("t5"), "labels": "service=x"})).encode(),
+        "application/json",
+        422,
+        "alerts[0].labels must be an object",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "ctype", "status", "reason"), MALFORMED_HTTP, ids=[m[0] for m in MALFORMED_HTTP])
+def test_malformed_posts_get_a_4xx_with_a_reason(
+    bridge: BridgeThread, namespace: str, k8s_api: Any, case: str, body: bytes, ctype: str | None, status: int, reason: str
+) -> None:
+    code, answer = post(f"{bridge.url}/alerts", body, ctype)
+    assert code == status, answer
+    assert reason in answer.get("error", ""), answer
+    assert incidents(k8s_api, namespace) == []
+
+
+def test_oversized_chunked_body_is_refused(bridge: BridgeThread, namespace: str, k8s_api: Any) -> None:
+    # No Content-Length to refuse up front: the limit must hold while streaming.
+    import http.client
+
+    chunk = b" " * 65536
+    conn = http.client.HTTPConnection("127.0.0.1", bridge.port, timeout=60)
+    try:
+        conn.request(
+            "POST",
+            "/alerts",
+            body=iter([chunk] * (MAX_BODY_BYTES // len(chunk) + 2)),
+            headers={"Content-Type": "application/json"},
+            encode_chunked=True,
+        )
+        resp = conn.getresponse()
+        assert resp.status == 413
+        assert "exceeds the limit" in json.loads(resp.read())["error"]
+    finally:
+        conn.close()
+    assert incidents(k8s_api, namespace) == []
+
+
+def test_extreme_alert_is_accepted_by_the_api_server(bridge: BridgeThread, namespace: str, k8s_api: Any) -> None:
+    # Everything cut to the CRD's limits, including its CEL rules, which only a
+    # real API server runs: the bridge must never make an Incident it refuses.
+    extreme = direct_alert("EXTREME/fp with spaces", job="j" * 400)
+    extreme["labels"] = {"alertname": "A" * 5000, "service": " " + "s" * 600, **{f"l{i}": "v" * 5000 for i in range(150)}}
+    extreme["annotations"] = {
+        "summary": "   \n" + "t" * 3000,
+        "description": "d" * 70_000,
+        "symptoms": ",".join(f"--Tag {i}!!" + "x" * 70 for i in range(100)) + ",,,ü",
+        "errorSignatures": "\n".join("e" * 9000 for _ in range(2)) + "\n" + "\n".join(f"sig {i}" for i in range(200)),
+    }
+    code, answer = post(f"{bridge.url}/alerts", json.dumps(webhook(extreme)).encode())
+    assert code == 200, answer
+    assert answer["created"] == [incident_name("EXTREME/fp with spaces")]
+    [inc] = incidents(k8s_api, namespace)
+    assert len(inc["spec"]["symptoms"]) == 64 and len(inc["spec"]["labels"]) == 128
+
+
+def test_100_concurrent_posts_make_exactly_one_incident_per_alert(
+    bridge: BridgeThread, namespace: str, k8s_api: Any
+) -> None:
+    good = [f"{i:016x}" for i in range(40)]
+    requests: list[tuple[bytes, str, set[int]]] = []
+    for fp in good:
+        requests.append((json.dumps(webhook(direct_alert(fp))).encode(), "application/json", {200}))
+    for i in range(30):  # duplicates of the good ones, racing their originals
+        requests.append((json.dumps(webhook(direct_alert(good[i % 15]))).encode(), "application/json", {200}))
+    bad_bodies: list[tuple[bytes, str, set[int]]] = [
+        (b"{nope", "application/json", {400}),
+        (json.dumps(webhook({**direct_alert("bad"), "labels": {"alertname": "NoSvc"}})).encode(), "application/json", {422}),
+        (json.dumps(webhook(direct_alert("bad2"))).encode(), "text/plain", {415}),
+        (json.dumps({"version": "4", "status": "firing", "alerts": "x"}).encode(), "application/json", {422}),
+        (b'{"x": "' + b"y" * (MAX_BODY_BYTES + 1) + b'"}', "application/json", {413}),
+    ]
+    for i in range(30):
+        requests.append(bad_bodies[i % len(bad_bodies)])
+    assert len(requests) == 100
+
+    barrier = threading.Barrier(len(requests))
+
+    def send(req: tuple[bytes, str, set[int]]) -> tuple[int, dict[str, Any]]:
+        barrier.wait(timeout=60)
+        return post(f"{bridge.url}/alerts", req[0], req[1])
+
+    with ThreadPoolExecutor(max_workers=len(requests)) as pool:
+        results = list(pool.map(send, requests))
+
+    created: dict[str, int] = {}
+    for (body, ctype, expected), (code, answer) in zip(requests, results):
+        assert code in expected, (code, answer, body[:200])
+        if code == 200:
+            for name in answer["created"]:
+                created[name] = created.get(name, 0) + 1
+        else:
+            assert answer.get("error"), answer
+    expected_names = {incident_name(fp) for fp in good}
+    # Each distinct alert was created by exactly one request; its duplicates updated it.
+    assert created == dict.fromkeys(expected_names, 1)
+    names = [i["metadata"]["name"] for i in incidents(k8s_api, namespace)]
+    assert sorted(names) == sorted(expected_names)
