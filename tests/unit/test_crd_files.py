@@ -264,7 +264,9 @@ def test_printer_columns(kind: str) -> None:
         if path == ".metadata.creationTimestamp":
             assert column["type"] == "date"
             continue
-        assert lookup(schema, path) is not None, f"{kind}: column {column['name']} reads {path}, which the schema does not declare"
+        assert lookup(schema, path) is not None, (
+            f"{kind}: column {column['name']} reads {path}, which the schema does not declare"
+        )
 
 
 # --------------------------------------------------------------------------- structural schema rules
@@ -291,7 +293,9 @@ def test_schema_is_structural(kind: str) -> None:
             assert isinstance(node.get("items"), dict), f"{where}: arrays need an items schema"
         if node.get("type") != "object":
             assert "properties" not in node and "additionalProperties" not in node, where
-        assert not ("properties" in node and "additionalProperties" in node), f"{where}: properties and additionalProperties are exclusive"
+        assert not ("properties" in node and "additionalProperties" in node), (
+            f"{where}: properties and additionalProperties are exclusive"
+        )
         if node.get("x-kubernetes-list-type") == "map":
             keys = node["x-kubernetes-list-map-keys"]
             assert set(keys) <= set(node["items"].get("required", [])), f"{where}: list-map keys must be required"
@@ -310,7 +314,9 @@ def test_every_cel_rule_says_what_is_wrong(kind: str) -> None:
         for rule in node.get("x-kubernetes-validations", []):
             assert rule.get("rule"), f"{kind}:{path}: empty rule"
             message = rule.get("message", "")
-            assert len(message) >= 15 and not message.endswith("."), f"{kind}:{path}: {rule['rule']!r} needs a human message"
+            assert len(message) >= 15 and not message.endswith("."), (
+                f"{kind}:{path}: {rule['rule']!r} needs a human message"
+            )
 
 
 def _bounded(node: dict[str, Any]) -> bool:
@@ -484,7 +490,9 @@ CEL_MIRRORS: dict[str, Mirror] = {
         sum(t["name"] == x["name"] for t in s) == 1 for x in s
     ),
     "!has(self.timeoutSeconds) || !has(self.estimatedSeconds) || self.estimatedSeconds <= self.timeoutSeconds": (
-        lambda s, o: "timeoutSeconds" not in s or "estimatedSeconds" not in s or s["estimatedSeconds"] <= s["timeoutSeconds"]
+        lambda s, o: "timeoutSeconds" not in s
+        or "estimatedSeconds" not in s
+        or s["estimatedSeconds"] <= s["timeoutSeconds"]
     ),
     f"self.matches('{_STEP}')": lambda s, o: re.search(_STEP, s) is not None,
     "self.size() > 0 && self[0].trim().size() > 0": lambda s, o: len(s) > 0 and len(s[0].strip()) > 0,
@@ -632,7 +640,11 @@ def test_runbook_parameters_may_be_a_map_or_a_list() -> None:
             {"topic": "t", "memories": ["a", "b"], "claims": [{"memory": "c", "claim": "x"}]},
             "every claim must name a memory",
         ),
-        ("Contradiction", {"topic": "t", "memories": ["a", "b"], "resolution": {"state": "reconciled"}}, "needs a note"),
+        (
+            "Contradiction",
+            {"topic": "t", "memories": ["a", "b"], "resolution": {"state": "reconciled"}},
+            "needs a note",
+        ),
         (
             "Approval",
             {"incident": "inc-1", "planHash": "deadbeef", "decision": "reject", "approver": "alice"},
