@@ -20,6 +20,7 @@ from kopf.testing import KopfRunner
 
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import build_plan
+from recall_operator.handlers import configure_settings
 from recall_operator.handlers import execution as execution_handlers
 from recall_operator.kube import jobs as jobkit
 
@@ -98,6 +99,11 @@ class Env:
                      "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
         return plan.plan_hash
 
+    def event_reasons(self) -> set[str]:
+        out = self.kubectl("get", "events", "-n", self.ns, "--field-selector", f"involvedObject.name={INCIDENT}",
+                           "-o", "json", check=True).stdout
+        return {e.get("reason") for e in json.loads(out)["items"]}
+
     def approve(self, name: str, plan_hash: str, decision: str = "approve", reason: str = "") -> None:
         spec = {"incident": INCIDENT, "planHash": plan_hash, "decision": decision, "approver": "alice"}
         if reason:
@@ -120,6 +126,8 @@ def operator(namespace: str) -> KopfRunner:
     # login handler, so it gets the kubeconfig one (KUBECONFIG is the test cluster's).
     registry = execution_handlers.register(kopf.OperatorRegistry())
     kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
+    # The operator's own Kopf settings (progress kept in recall.dev annotations).
+    kopf.on.startup(registry=registry)(lambda settings, **_: configure_settings(settings))
     return KopfRunner(["run", "--standalone", f"--namespace={namespace}"], registry=registry, timeout=60)
 
 
@@ -173,6 +181,9 @@ def test_dry_run_then_approved_run_succeeds_one_step_at_a_time(env: Env, namespa
     assert run_jobs["snapshot"]["spec"]["template"]["spec"]["containers"][0]["command"] == RUNBOOK["steps"][0]["command"]
     cond = next(c for c in env.get("incidents.recall.dev", INCIDENT)["status"]["conditions"] if c["type"] == "Executing")
     assert (cond["status"], cond["reason"]) == ("False", "Succeeded")
+    reasons = wait_for("the step Events", lambda: (r := env.event_reasons()) >= {"StepStarted", "StepSucceeded",
+                                                                                  "ExecutionSucceeded"} and r)
+    assert "DryRunSucceeded" in reasons
 
 
 def test_approval_for_an_old_plan_is_superseded_and_runs_nothing(env: Env, namespace: str) -> None:
@@ -195,13 +206,14 @@ def test_approval_for_an_old_plan_is_superseded_and_runs_nothing(env: Env, names
     assert env.jobs(f"{jobkit.LABEL_PHASE} in (run,rollback)") == []
 
 
-def test_advisory_recommendation_is_refused_and_never_runs(env: Env, namespace: str) -> None:
-    plan_hash = env.setup(mode="advisory")
+@pytest.mark.parametrize("mode", ["advisory", "novel"])
+def test_advisory_or_novel_recommendation_is_refused_and_never_runs(env: Env, namespace: str, mode: str) -> None:
+    plan_hash = env.setup(mode=mode)
     with operator(namespace) as runner:
-        env.approve("approve-advisory", plan_hash)
-        st = wait_for("the approval judged", lambda: env.approval_state("approve-advisory").get("state") and env.approval_state("approve-advisory"))
+        env.approve("approve-it", plan_hash)
+        st = wait_for("the approval judged", lambda: env.approval_state("approve-it").get("state") and env.approval_state("approve-it"))
     assert runner.exception is None, runner.output
-    assert st["state"] == "Refused" and "advisory" in st["reason"]
+    assert st["state"] == "Refused" and mode in st["reason"]
     assert env.jobs() == []  # not even a dry-run for a plan that may not run
     assert env.status("execution") == {}
 
