@@ -20,12 +20,19 @@ from recall_operator.demo import incident_status
 from recall_operator.handlers import ENV_BACKEND, ENV_PATH
 from recall_operator.runner import operator_args
 
+
+@pytest.fixture
+def memory_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """The embedded memory file; a test may name a folder of it (indirect parametrize), e.g. one not made yet."""
+    return tmp_path / getattr(request, "param", ".") / "memory.sqlite3"
+
+
 @pytest.fixture
 def operator(
-    cluster: Any, namespace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: Any, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[KopfRunner]:
     monkeypatch.setenv(ENV_BACKEND, "embedded")
-    monkeypatch.setenv(ENV_PATH, str(tmp_path / "memory.sqlite3"))
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
     with KopfRunner(operator_args([namespace]), timeout=60) as runner:
         yield runner
     # Leaving the block stops the operator; it must have run cleanly throughout.

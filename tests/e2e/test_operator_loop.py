@@ -208,3 +208,37 @@ def test_odd_incidents_do_not_stop_the_operator(operator: Any, kubectl: Any, nam
               "spec": {"service": "checkout-api", "title": "checkout-api 5xx", "symptoms": ["5xx"]}}
     status, _ = _create_and_time(kubectl, namespace, normal, get_status)
     assert status["recommendation"]["mode"] in ("novel", "advisory", "actionable")
+
+
+@pytest.mark.parametrize("memory_path", ["not-created-yet"], indirect=True)
+def test_memory_down_degrades_triage_and_keeps_outcomes_in_the_outbox(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any, memory_path: Path
+) -> None:
+    # The memory file's folder does not exist: the store really cannot be opened.
+    assert not memory_path.parent.exists()
+    load_history(kubectl, namespace, _catalog_steps())
+    _, first = history_steps(read_history(dev_history()), stop_before="inc-0001")
+    assert first is not None
+    status, _ = _create_and_time(kubectl, namespace, first, get_status)
+    assert status["recommendation"]["mode"] == "novel"
+    down = _conditions(status)["MemoryAvailable"]
+    assert down["status"] == "False" and down["reason"] == "MemoryUnavailable"
+    assert "cannot open memory file" in down["message"]
+
+    outcome = next(e["resolution"] for e in read_history(dev_history()) if e["type"] == "outcome")
+    kubectl("patch", "incident", "inc-0001", "-n", namespace, "--type=merge",
+            "-p", json.dumps({"spec": {"resolution": outcome}}), check=True)
+    pending = until("the outcome to wait in the outbox",
+                    lambda: (s := get_status("inc-0001")).get("memory", {}).get("outbox") == "pending" and s)
+    assert _conditions(pending)["Resolved"]["status"] == "False"
+    assert (get_json("runbook", "k8s-rollback-deploy").get("status") or {}).get("timesExecuted", 0) == 0
+
+    # Memory comes back: the timer delivers the outcome, once.
+    memory_path.parent.mkdir(parents=True)
+    done = until("the outbox to be delivered",
+                 lambda: _conditions(s := get_status("inc-0001")).get("Resolved", {}).get("status") == "True" and s)
+    assert "outbox" not in done["memory"] and done["memory"]["consolidated"]
+    assert _conditions(done)["MemoryAvailable"]["status"] == "True"
+    counted = until("the runbook count",
+                    lambda: (get_json("runbook", "k8s-rollback-deploy").get("status") or {}).get("timesExecuted"))
+    assert counted == 1
