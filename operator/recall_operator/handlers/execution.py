@@ -390,6 +390,24 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
         advance(namespace, incident_name)
 
 
+RESYNC_SECONDS = 5.0
+
+
+def in_progress(status: Mapping[str, Any], **_: Any) -> bool:
+    """Whether an Incident has a dry-run or an execution that is not finished."""
+    rec = status.get("recommendation") or {}
+    dry = status.get("dryRun") or {}
+    ex = status.get("execution") or {}
+    dry_pending = rec.get("mode") == "actionable" and (dry.get("planHash") != rec.get("planHash") or not dry.get("done"))
+    return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
+
+
+def incident_resync(name: str, namespace: str, **_: Any) -> None:
+    # Event handlers are not retried when they fail (an API timeout, a lost
+    # race), so a periodic pass keeps an unfinished run from stalling.
+    advance(namespace, name)
+
+
 def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
     """Attach this module's handlers to `registry`.
 
@@ -398,6 +416,7 @@ def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
     """
     kopf.on.event(GROUP, VERSION, "incidents", registry=registry)(incident_event)
     kopf.on.event("batch", "v1", "jobs", labels={jobkit.LABEL_INCIDENT: kopf.PRESENT}, registry=registry)(job_event)
+    kopf.timer(GROUP, VERSION, "incidents", interval=RESYNC_SECONDS, when=in_progress, registry=registry)(incident_resync)
     kopf.on.create(GROUP, VERSION, "approvals", registry=registry)(approval_created)
     kopf.on.resume(GROUP, VERSION, "approvals", registry=registry)(approval_created)
     return registry
