@@ -57,6 +57,8 @@ class Settings:
 RISK_DEDUCTION = {"low": 0, "medium": 5, "high": 15, "critical": 30}
 # A runbook whose smoothed win rate is 0.5 loses half of this; one at 1.0 loses nothing.
 WIN_RATE_WEIGHT = 30
+# Points off actionability for each fix that already failed under these conditions.
+FAILED_FIX_POINTS = 10
 # Points a fix gains for each further precedent it resolved (beyond its best one).
 FURTHER_WITNESS = 2.0
 # A catalog choice with no confirmed outcome behind it is capped here (always advisory by default).
@@ -228,7 +230,10 @@ def _from_memory(
     for old_inc, new_inc in sorted(superseded.items()):
         reasons.append(f"{old_inc} is contradicted by the newer outcome of {new_inc}: its fix does not vote")
 
-    failed = failed_before(members, ctx.catalog.keys())
+    # "The same conditions" are any real precedent, not only the closest ones:
+    # a failure must not drop out of sight because a closer look-alike arrived.
+    precedents = [s.memory for s in pool if s.similarity >= settings.novel_bar]
+    failed = failed_before([*precedents, *(s.memory for s in linked)], ctx.catalog.keys())
     stale = stale_runbooks(ctx.migrations, ctx.now)
     for rb, inc in sorted(failed.items()):
         warnings.append(f"runbook {rb} was tried before under the same conditions and failed ({inc})")
@@ -251,7 +256,16 @@ def _from_memory(
         backers[rb].append(rep)
 
     blocked = {rb: f"stale after migration {stale[rb]}" for rb in support if rb in stale}
-    blocked.update({rb: f"failed before in {failed[rb]}" for rb in support if rb in failed})
+    # A fix loses its vote when it failed in a precedent about as close as the
+    # ones that back it; a failure in a remoter look-alike (another root cause,
+    # perhaps) still keeps it from being actionable, but does not erase it.
+    for rb in support:
+        if rb is None or rb in blocked:
+            continue
+        near = max(settings.novel_bar, max(s.similarity for s in backers[rb]) - settings.evidence_window)
+        close = [s.memory for s in pool if s.similarity >= near]
+        if rb in failed_before([*close, *(s.memory for s in linked)], [rb]):
+            blocked[rb] = f"failed before in {failed[rb]}"
     for rb, why in blocked.items():
         if rb is not None:
             reasons.append(f"precedents used runbook {rb}, but it is {why}")
@@ -281,7 +295,7 @@ def _from_memory(
         return Recommendation(
             mode="advisory",
             similarity=best,
-            actionability=min(ceiling, round(fit.fit * 100)) if fit else 0,
+            actionability=_after_failures(min(ceiling, round(fit.fit * 100)), failed, reasons) if fit else 0,
             runbook=fit.runbook if fit else None,
             source="catalog" if fit else None,
             warnings=warnings + ["the fix that memory knows no longer applies; a person must decide"],
@@ -304,14 +318,16 @@ def _from_memory(
             f"{chosen or 'a manual fix'}"
         )
 
-    actionability = _actionability(chosen, supporting, share, ctx, warnings, reasons)
+    actionability = _after_failures(_actionability(chosen, supporting, share, ctx, warnings, reasons), failed, reasons)
     contradicted = open_contradictions(ctx.contradictions, evidence_names)
     for c in contradicted:
         claims = "; ".join(f"{cl.memory}: {cl.claim}" for cl in c.spec.claims)
         warnings.append(f"open contradiction {c.name} ({c.spec.topic}): {claims}")
 
+    if chosen in failed:
+        warnings.append(f"runbook {chosen} is shown because closer precedents back it, but it failed before here: not actionable")
     mode: Mode = "actionable"
-    if chosen is None or actionability < settings.actionable_bar or contradicted or any(
+    if chosen is None or chosen in failed or actionability < settings.actionable_bar or contradicted or any(
         w.startswith("precedents disagree") for w in warnings
     ):
         mode = "advisory"
@@ -344,6 +360,16 @@ def _replacement(
     ]
     fits.append(best_catalog_fit(incident.spec, ctx.catalog, ctx.topology, excluded))
     return max((f for f in fits if f), key=lambda f: f.fit, default=None)
+
+
+def _after_failures(actionability: int, failed: Mapping[str, str], reasons: list[str]) -> int:
+    """Fixes already failed under these conditions: whatever is chosen now is
+    chosen on a failure mode that has fooled people before."""
+    if not failed:
+        return actionability
+    after = max(0, actionability - FAILED_FIX_POINTS * len(failed))
+    reasons.append(f"actionability {actionability} -> {after}: {len(failed)} fix(es) already failed under these conditions")
+    return after
 
 
 def _actionability(
