@@ -1,0 +1,160 @@
+"""Which Approvals count: four-eyes, approvers per risk, expiry, rejection.
+
+Identity is settled at admission: a ValidatingAdmissionPolicy makes
+``spec.approver`` equal the authenticated user who created the Approval, and
+``metadata.annotations['recall.dev/opened-by']`` on an Incident equal the
+user who opened it (manifests/admission.yaml). An admission policy cannot
+read the Incident an Approval names, so the rules that relate several
+objects live here, as a pure function the operator calls when it evaluates
+an Approval:
+
+- four-eyes: the approver may not be the incident's opener (when on);
+- a plan whose riskiest step is ``critical`` needs two distinct approvers,
+  anything else one; approvals are counted per planHash, so an Approval of
+  an older plan never counts towards a new one;
+- an Approval expires ``approval_ttl`` after it was created;
+- a rejection of the plan stops it, whoever approved it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, NamedTuple
+
+OPENED_BY_ANNOTATION = "recall.dev/opened-by"
+
+
+@dataclass(frozen=True)
+class ApprovalSettings:
+    # The approver may not be the person who opened the incident.
+    four_eyes: bool = True
+    # An Approval older than this no longer counts (None: never expires).
+    # An hour: long enough to read a dry-run, short enough that nobody runs a
+    # plan approved for yesterday's state of the system.
+    approval_ttl: timedelta | None = timedelta(hours=1)
+    # Distinct approvers a plan needs, by its riskiest step's risk.
+    approvers_required: Mapping[str, int] = field(
+        default_factory=lambda: {"low": 1, "medium": 1, "high": 1, "critical": 2}
+    )
+
+    def required(self, risk: str | None) -> int:
+        return max(1, int(self.approvers_required.get(str(risk or "").lower(), 1)))
+
+
+class ApprovalCheck(NamedTuple):
+    accepted: bool
+    reason: str
+
+
+def opened_by(incident: Mapping[str, Any]) -> str | None:
+    """The admission-checked opener of an Incident, or None when automation opened it."""
+    annotations = (incident.get("metadata") or {}).get("annotations") or {}
+    value = annotations.get(OPENED_BY_ANNOTATION)
+    return str(value) if value else None
+
+
+def _spec(approval: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = approval.get("spec")
+    return spec if isinstance(spec, Mapping) else approval
+
+
+def _name(approval: Mapping[str, Any]) -> str:
+    return str((approval.get("metadata") or {}).get("name") or "")
+
+
+def _created(approval: Mapping[str, Any]) -> datetime | None:
+    raw = (approval.get("metadata") or {}).get("creationTimestamp")
+    if raw is None:
+        return None
+    if isinstance(raw, datetime):
+        when = raw
+    else:
+        try:
+            when = datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _expired(approval: Mapping[str, Any], now: datetime, settings: ApprovalSettings) -> bool:
+    if settings.approval_ttl is None:
+        return False
+    created = _created(approval)
+    if created is None:
+        return True  # an Approval without a creation time cannot prove it is fresh
+    now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    return now - created > settings.approval_ttl
+
+
+def check_approval(
+    approval: Mapping[str, Any],
+    incident_opened_by: str | None,
+    plan_risk: str | None,
+    other_approvers: Iterable[Mapping[str, Any]],
+    now: datetime,
+    settings: ApprovalSettings | None = None,
+) -> ApprovalCheck:
+    """Whether `approval` lets its plan run now, and why (not).
+
+    `approval` is an Approval object (or its spec); `other_approvers` are the
+    other Approvals of the same Incident (any plan; only those of this
+    approval's planHash count). `accepted` is True only when this Approval is
+    valid and, with the valid approvals of the same plan, reaches the number of
+    distinct approvers the plan's risk needs and nobody rejected the plan.
+    """
+    settings = settings or ApprovalSettings()
+    spec = _spec(approval)
+    approver = str(spec.get("approver") or "")
+    plan = str(spec.get("planHash") or "")
+    if not approver:
+        return ApprovalCheck(False, "the Approval names no approver")
+    if not plan:
+        return ApprovalCheck(False, "the Approval names no plan")
+
+    # A rejection of this plan, by anyone at any time, stops it.
+    if spec.get("decision") == "reject":
+        return ApprovalCheck(False, f"plan {plan} rejected by {approver}: {spec.get('reason') or 'no reason given'}")
+    own = _name(approval)
+    others = [
+        o
+        for o in other_approvers
+        if o is not approval and not (own and _name(o) == own) and str(_spec(o).get("planHash") or "") == plan
+    ]
+    for other in others:
+        ospec = _spec(other)
+        if ospec.get("decision") == "reject":
+            return ApprovalCheck(
+                False, f"plan {plan} was rejected by {ospec.get('approver')}: {ospec.get('reason') or 'no reason given'}"
+            )
+    if spec.get("decision") != "approve":
+        return ApprovalCheck(False, f"unknown decision {spec.get('decision')!r}")
+
+    if settings.four_eyes and incident_opened_by is not None and approver == incident_opened_by:
+        return ApprovalCheck(
+            False, f"four-eyes: {approver} opened the incident and cannot approve its plan; another person must"
+        )
+    if _expired(approval, now, settings):
+        return ApprovalCheck(False, f"the Approval by {approver} expired (older than {settings.approval_ttl}); approve again")
+
+    approvers = {approver}
+    for other in others:
+        ospec = _spec(other)
+        who = str(ospec.get("approver") or "")
+        if ospec.get("decision") != "approve" or not who:
+            continue
+        if settings.four_eyes and incident_opened_by is not None and who == incident_opened_by:
+            continue
+        if _expired(other, now, settings):
+            continue
+        approvers.add(who)
+    needed = settings.required(plan_risk)
+    names = ", ".join(sorted(approvers))
+    if len(approvers) < needed:
+        return ApprovalCheck(
+            False,
+            f"plan {plan} is {plan_risk or 'unrated'} risk and needs {needed} distinct approvers; "
+            f"has {len(approvers)} ({names})",
+        )
+    return ApprovalCheck(True, f"plan {plan} approved by {names}")

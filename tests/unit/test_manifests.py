@@ -1,0 +1,106 @@
+"""The deployment manifests: they parse, and the RBAC in them stays least-privilege."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
+FILES = ("admission.yaml", "rbac.yaml", "namespace-restricted.yaml")
+KINDS = {"incidents", "runbooks", "approvals", "contradictions", "architecturemigrations"}
+
+
+def docs(name: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all((MANIFESTS / name).read_text()) if d is not None]
+
+
+def by_kind(name: str, kind: str) -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in docs(name) if d["kind"] == kind}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_manifest_parses_into_named_objects(name: str) -> None:
+    found = docs(name)
+    assert found
+    for d in found:
+        assert d.get("apiVersion") and d.get("kind") and d["metadata"].get("name"), d
+
+
+def all_rules() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for kind in ("ClusterRole", "Role"):
+        for name, role in by_kind("rbac.yaml", kind).items():
+            out += [(name, r) for r in role.get("rules") or []]
+    return out
+
+
+def test_no_role_grants_secrets_or_wildcards() -> None:
+    rules = all_rules()
+    assert len(rules) >= 10
+    for name, rule in rules:
+        for key in ("apiGroups", "resources", "verbs"):
+            assert "*" not in rule.get(key, []), f"{name} has a wildcard in {key}: {rule}"
+        assert not any(r.split("/")[0] == "secrets" for r in rule.get("resources", [])), f"{name}: {rule}"
+        assert "nonResourceURLs" not in rule, name
+        for verb in ("escalate", "bind", "impersonate"):
+            assert verb not in rule["verbs"], f"{name} may {verb}"
+
+
+def grants(role: str) -> set[tuple[str, str, str]]:
+    rules = by_kind("rbac.yaml", "ClusterRole")[role]["rules"]
+    return {(g, r, v) for rule in rules for g in rule["apiGroups"] for r in rule["resources"] for v in rule["verbs"]}
+
+
+def test_operator_role_is_what_the_operator_calls() -> None:
+    g = grants("recall-operator")
+    for kind in KINDS:
+        for verb in ("get", "list", "watch", "patch"):
+            assert ("recall.dev", kind, verb) in g
+        assert ("recall.dev", f"{kind}/status", "patch") in g
+        assert ("recall.dev", kind, "delete") not in g and ("recall.dev", kind, "update") not in g
+    assert ("recall.dev", "approvals", "create") not in g, "the operator must never sign an Approval"
+    assert {("batch", "jobs", v) for v in ("create", "get", "list", "watch", "delete")} <= g
+    assert ("", "pods/log", "get") in g and ("", "pods", "create") not in g
+    assert ("", "configmaps", "update") not in g
+
+
+def test_approver_and_viewer_are_narrow() -> None:
+    assert grants("recall-approver") == {
+        ("recall.dev", "approvals", "create"),
+        ("recall.dev", "incidents", "get"),
+        ("recall.dev", "incidents", "list"),
+    }
+    viewer = grants("recall-viewer")
+    assert viewer == {("recall.dev", k, v) for k in KINDS for v in ("get", "list", "watch")}
+
+
+def test_executor_account_is_bound_to_nothing() -> None:
+    accounts = {(d["metadata"]["namespace"], n) for n, d in by_kind("rbac.yaml", "ServiceAccount").items()}
+    assert ("recall-incidents", "recall-runbook-executor") in accounts
+    for kind in ("ClusterRoleBinding", "RoleBinding"):
+        for name, b in by_kind("rbac.yaml", kind).items():
+            assert all(s["name"] != "recall-runbook-executor" for s in b["subjects"]), name
+
+
+def test_every_policy_is_bound_to_deny_everywhere() -> None:
+    policies = by_kind("admission.yaml", "ValidatingAdmissionPolicy")
+    bindings = by_kind("admission.yaml", "ValidatingAdmissionPolicyBinding")
+    assert set(policies) == {"recall-approval-identity", "recall-incident-opener"}
+    bound = {b["spec"]["policyName"]: b for b in bindings.values()}
+    assert set(bound) == set(policies)
+    for name, b in bound.items():
+        assert b["spec"]["validationActions"] == ["Deny"], name
+        assert b["spec"]["matchResources"]["namespaceSelector"] == {}, name
+        assert policies[name]["spec"]["failurePolicy"] == "Fail"
+        for v in policies[name]["spec"]["validations"]:
+            assert v.get("message") and v.get("messageExpression"), v
+            assert "request.userInfo.username" in v["expression"] or "UPDATE" in v["expression"]
+
+
+def test_example_namespace_enforces_restricted() -> None:
+    (ns,) = docs("namespace-restricted.yaml")
+    assert ns["kind"] == "Namespace"
+    assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
