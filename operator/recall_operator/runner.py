@@ -20,6 +20,7 @@ from typing import Any
 
 import kopf
 
+from recall_operator import logs, metrics
 from recall_operator.handlers import (
     ENV_BACKEND,
     ENV_HINDSIGHT_URL,
@@ -75,20 +76,34 @@ async def run_operator(args: argparse.Namespace) -> None:
         else:
             bridge_ns = args.namespace[0] if args.namespace else "default"
             tasks.append(asyncio.create_task(serve(args.bridge_port, bridge_ns)))
-    liveness = f"http://0.0.0.0:{args.metrics_port}/healthz" if args.metrics_port is not None else None
+    # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
+    memo = kopf.Memo(memory_settings=memory)
+    ready = asyncio.Event()
+    if args.metrics_port is not None:
+        metrics.count_handler_errors()
+        tasks.append(asyncio.create_task(metrics.serve(args.metrics_port, ready, memo)))
     operator = kopf.operator(
         standalone=args.peering is None,
         peering_name=args.peering,
         clusterwide=args.all_namespaces,
         namespaces=args.namespace or [],
-        liveness_endpoint=liveness,
-        memo=kopf.Memo(memory_settings=memory),
+        ready_flag=ready,
+        memo=memo,
     )
+    # metrics: the servers beside Kopf end with it (a SIGINT/SIGTERM stops Kopf, not them),
+    # and a server that fails (port taken) stops the process instead of running on without it.
+    main_task = asyncio.ensure_future(operator)
     try:
-        await asyncio.gather(operator, *tasks)
+        done, _ = await asyncio.wait([main_task, *tasks], return_when=asyncio.FIRST_COMPLETED)
+        for t in done:
+            t.result()
+        if main_task not in done:
+            main_task.cancel()
+            await asyncio.gather(main_task, return_exceptions=True)
     finally:
         for t in tasks:
             t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def register(subparsers: Any) -> None:
@@ -100,7 +115,10 @@ def register(subparsers: Any) -> None:
                    help="the embedded store's SQLite file")
     p.add_argument("--hindsight-url", default=os.environ.get(ENV_HINDSIGHT_URL))
     p.add_argument("--bridge-port", type=int, default=None, help="serve the Alertmanager webhook on this port")
-    p.add_argument("--metrics-port", type=int, default=None, help="serve the liveness probe (/healthz) on this port")
+    p.add_argument("--metrics-port", type=int, default=None,
+                   help="serve /metrics (Prometheus), /healthz (liveness) and /readyz (readiness) on this port")
+    p.add_argument("--log-format", choices=logs.FORMATS, default="text",
+                   help="text, or json: one object per line with time, level, logger, message, incident")
     p.add_argument("--peering", default=None,
                    help="a KopfPeering name: run as one of several replicas (default: standalone)")
     p.add_argument("--verbose", "-v", action="store_true")
@@ -111,10 +129,7 @@ def main(args: argparse.Namespace) -> int:
     if not args.namespace and not args.all_namespaces:
         print("recall run: name at least one --namespace, or --all-namespaces", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    logs.configure(args.log_format, logging.DEBUG if args.verbose else logging.INFO)
     try:
         asyncio.run(run_operator(args))
     except KeyboardInterrupt:

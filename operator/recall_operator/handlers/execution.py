@@ -20,6 +20,7 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 
+from recall_operator import metrics
 from recall_operator.domain import execution as machine
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
@@ -358,6 +359,7 @@ def incident_event(type: str | None, name: str, namespace: str, **_: Any) -> Non
 def job_event(type: str | None, meta: Mapping[str, Any], namespace: str, **_: Any) -> None:
     if type == "DELETED":
         return
+    metrics.job_seen(_.get("body") or {})  # metrics: counts a finished Job once
     incident = (meta.get("annotations") or {}).get("recall.dev/incident-name") or meta["labels"][jobkit.LABEL_INCIDENT]
     advance(namespace, incident)
 
@@ -373,6 +375,7 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
             if incident is None:
                 patch.status["state"] = "Refused"
                 patch.status["reason"] = f"no Incident {incident_name} in namespace {namespace}"
+                metrics.approval("Refused")  # metrics
                 return
             st = incident.get("status") or {}
             verdict = machine.judge_approval(name, spec, st.get("recommendation"), st.get("execution"))
@@ -385,6 +388,7 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
             raise kopf.TemporaryError("the incident kept changing; judging the approval again", delay=2)
     patch.status["state"] = verdict.state
     patch.status["reason"] = verdict.reason
+    metrics.approval(verdict.state)  # metrics
     _event(incident, f"Approval{verdict.state}", f"approval {name}: {verdict.reason}", verdict.state != "Accepted")
     if verdict.execution is not None:
         advance(namespace, incident_name)

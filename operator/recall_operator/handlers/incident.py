@@ -23,6 +23,7 @@ from recall_operator.domain.dna import incident_dna
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
+from recall_operator import metrics
 from recall_operator.handlers import catalog
 from recall_operator.kube import status as st
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
@@ -67,10 +68,13 @@ async def triage(incident: Incident, ctx: Context, memory: MemoryBackend | None)
         error = "no memory backend was opened"
     else:
         try:
-            candidates = await memory.recall(recall_query(incident, ctx.topology))
+            with metrics.timed(metrics.RECALL_SECONDS):  # metrics
+                candidates = await memory.recall(recall_query(incident, ctx.topology))
         except MemoryUnavailable as exc:
             error = str(exc) or type(exc).__name__
-    assessment = assess(incident, candidates, ctx, SETTINGS)
+    metrics.memory_up(error is None)  # metrics
+    with metrics.timed(metrics.SCORING_SECONDS):  # metrics
+        assessment = assess(incident, candidates, ctx, SETTINGS)
     rec = assessment.recommendation
     plan = None
     runbook = ctx.catalog.get(rec.runbook) if rec.runbook else None
@@ -137,7 +141,11 @@ async def consolidate(
             raise MemoryUnavailable("no memory backend was opened")
         await memory.remember(episode)
     except MemoryUnavailable as exc:
+        metrics.memory_up(False)  # metrics
+        metrics.outbox(f"{namespace}/{name}", True)  # metrics
         return st.outbox_status(status, key, generation, now, str(exc) or type(exc).__name__)
+    metrics.outbox(f"{namespace}/{name}", False)  # metrics
+    metrics.memory_up(True)  # metrics
     counted = []
     for rb in sorted({*runbooks, *([res.runbook] if res.runbook else [])}):
         outcome = runbook_outcome(res, rb)
@@ -188,6 +196,8 @@ async def reconcile(
             assessment, plan, error = await triage(incident, ctx, memo.get("memory"))
             dna = incident_dna(incident.spec, ctx.topology)
             change = st.triage_status(status, assessment, plan, dna, generation, now, error)
+            if "recommendation" in change.patch:  # metrics: a new or changed recommendation
+                metrics.INCIDENTS_TRIAGED.labels(assessment.recommendation.mode).inc()
         if not change.empty:
             _apply(patch, change)
             _post(body, change)

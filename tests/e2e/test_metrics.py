@@ -1,0 +1,212 @@
+"""Operability end to end: `recall run --metrics-port --log-format json` against the real API server,
+scraped by a real Prometheus.
+
+The operator runs as a subprocess, started the way a Deployment starts it, so
+the runner's own endpoint (/metrics, /healthz, /readyz) and logging set-up are
+what is tested. Waits are for the operator and Prometheus, never timed
+assertions.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import kopf
+import pytest
+from prometheus import Prometheus, free_port
+
+from recall_operator import logs, metrics
+from recall_operator.demo import apply, incident_status
+
+pytestmark = pytest.mark.integration
+
+DEADLINE_S = 120.0
+INCIDENT = {
+    "apiVersion": "recall.dev/v1alpha1",
+    "kind": "Incident",
+    "metadata": {"name": "inc-metrics-1"},
+    "spec": {"service": "cart-service", "severity": "high", "title": "cart p99 latency over 2s",
+             "symptoms": ["latency-spike"], "errorSignatures": ["upstream timed out"]},
+}
+
+
+def until(what: str, check: Callable[[], Any], deadline: float = DEADLINE_S) -> Any:
+    end = time.monotonic() + deadline
+    last: Any = None
+    while time.monotonic() < end:
+        last = check()
+        if last:
+            return last
+        time.sleep(0.3)
+    raise AssertionError(f"gave up waiting for {what}; last seen: {last!r}")
+
+
+def http_get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+    except (urllib.error.URLError, OSError) as exc:
+        return 0, str(exc)
+
+
+def recall_command() -> list[str]:
+    script = Path(sys.executable).with_name("recall")
+    found = str(script) if script.exists() else shutil.which("recall")
+    if not found:
+        pytest.fail("the `recall` console script is not installed (pip install -e .)", pytrace=False)
+    return [found]
+
+
+class Operator:
+    def __init__(self, proc: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
+        self.proc, self.port, self.log_path = proc, port, log_path
+        self.url = f"http://127.0.0.1:{port}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+@pytest.fixture
+def recall_run(cluster: Any, namespace: str, tmp_path: Path) -> Iterator[Operator]:
+    port = free_port()
+    log_path = tmp_path / "operator.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [*recall_command(), "run", "--namespace", namespace, "--metrics-port", str(port),
+             "--memory", "embedded", "--memory-path", str(tmp_path / "memory.sqlite3"), "--log-format", "json"],
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig)},
+            start_new_session=True,
+        )
+    op = Operator(proc, port, log_path)
+    try:
+        yield op
+    finally:
+        op.stop()
+
+
+def test_prometheus_scrapes_the_operator_and_probes_and_json_logs_work(
+    recall_run: Operator, kubectl: Any, namespace: str, tmp_path: Path
+) -> None:
+    op = recall_run
+    until("/healthz to answer 200", lambda: op.proc.poll() is None and http_get(f"{op.url}/healthz")[0] == 200
+          or (op.proc.poll() is not None and pytest.fail(f"the operator exited: {op.log()[-4000:]}")))
+    status, body = until("/readyz to answer 200", lambda: (r := http_get(f"{op.url}/readyz"))[0] == 200 and r)
+    assert json.loads(body) == {"ready": True, "reason": "ready"}
+
+    apply(kubectl, namespace, INCIDENT)
+    rec = until("a recommendation on the incident",
+                lambda: incident_status(kubectl, namespace, "inc-metrics-1").get("recommendation"))
+    assert rec["mode"] in metrics.MODES
+
+    code, text = http_get(f"{op.url}/metrics")
+    assert code == 200
+    assert f'recall_incidents_triaged_total{{mode="{rec["mode"]}"}} 1.0' in text
+
+    with Prometheus(tmp_path / "prometheus", [f"127.0.0.1:{op.port}"]) as prom:
+        def series(promql: str) -> list[dict[str, Any]]:
+            return prom.query(promql)
+
+        until("Prometheus to scrape the operator",
+              lambda: any(t["health"] == "up" for t in prom.targets_health()))
+        triaged = until("recall_incidents_triaged_total in Prometheus",
+                        lambda: series("sum(recall_incidents_triaged_total)"))
+        assert float(triaged[0]["value"][1]) >= 1
+        by_mode = {s["metric"]["mode"]: float(s["value"][1]) for s in series("recall_incidents_triaged_total")}
+        assert set(by_mode) == set(metrics.MODES) and by_mode[rec["mode"]] >= 1
+        up = until("recall_memory_up in Prometheus", lambda: series("recall_memory_up"))
+        assert float(up[0]["value"][1]) == 1.0
+        recalls = until("recall_recall_seconds_count in Prometheus", lambda: series("recall_recall_seconds_count"))
+        assert float(recalls[0]["value"][1]) >= 1
+        for name in ("recall_scoring_seconds_count", "recall_outbox_depth", "recall_reconcile_errors_total"):
+            assert series(name), f"{name} is not exported"
+
+    # The operator stops cleanly on SIGINT, and every line it logged is one JSON object.
+    assert op.stop() == 0, op.log()[-4000:]
+    lines = [line for line in op.log().splitlines() if line.strip()]
+    parsed = []
+    for line in lines:
+        try:
+            parsed.append(json.loads(line))
+        except ValueError:
+            pytest.fail(f"a log line is not JSON: {line!r}")
+    assert all({"time", "level", "logger", "message"} <= set(p) for p in parsed)
+    about = [p for p in parsed if p.get("incident") == f"{namespace}/inc-metrics-1"]
+    assert about, "no log line names the incident"
+    assert any(p["logger"].startswith("kopf") for p in about)
+    assert not any("Traceback" in p.get("message", "") or p.get("exception") for p in parsed), lines
+
+
+# -- the pieces, without a cluster -------------------------------------------------
+
+
+def test_readiness_needs_startup_done_and_memory_open() -> None:
+    import asyncio
+
+    ready = asyncio.Event()
+    memo = kopf.Memo()
+    assert metrics.readiness(None, memo)[0] is False
+    assert metrics.readiness(ready, memo) == (False, "the operator's start-up handlers have not finished")
+    ready.set()
+    assert metrics.readiness(ready, memo) == (False, "the memory backend is not open")
+    memo.memory = object()
+    assert metrics.readiness(ready, memo) == (True, "ready")
+
+
+def test_a_finished_job_is_counted_once() -> None:
+    def value() -> float:
+        return metrics.REGISTRY.get_sample_value("recall_jobs_total", {"phase": "dryrun", "result": "failed"}) or 0.0
+
+    before = value()
+    job = {"metadata": {"uid": "u-test-once", "labels": {"recall.dev/phase": "dryrun"}},
+           "status": {"conditions": [{"type": "Failed", "status": "True"}]}}
+    metrics.job_seen({"metadata": job["metadata"], "status": {}})  # still running: not counted
+    metrics.job_seen(job)
+    metrics.job_seen(job)
+    assert value() == before + 1
+
+
+def test_json_lines_carry_the_object_kopf_logs_for() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logs.JsonFormatter())
+    target = logging.getLogger("kopf.objects")
+    target.addHandler(handler)
+    old_level = target.level
+    target.setLevel(logging.INFO)
+    try:
+        body = kopf.Body({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                          "metadata": {"name": "inc-7", "namespace": "ns1", "uid": "u"}})
+        kopf.ObjectLogger(body=body, settings=kopf.OperatorSettings()).info("hello %s", "there")
+        logging.getLogger("kopf.objects").warning("no object")
+    finally:
+        target.removeHandler(handler)
+        target.setLevel(old_level)
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["incident"] == "ns1/inc-7" and first["kind"] == "Incident" and first["message"] == "hello there"
+    assert first["level"] == "INFO" and first["logger"] == "kopf.objects" and first["time"].endswith("+00:00")
+    assert "incident" not in second
