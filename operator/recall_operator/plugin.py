@@ -1,0 +1,550 @@
+"""kubectl recall: read an Incident's recommendation, approve or reject its plan, record its outcome.
+
+Installed as the ``kubectl-recall`` console script, so ``kubectl recall ...``
+finds it on PATH. It talks to the cluster of the current kubeconfig (or
+``--kubeconfig`` / ``--context``) through the ``kubernetes`` client.
+
+    kubectl recall why INCIDENT [-n NS]
+    kubectl recall approve INCIDENT [--reason TEXT] [--yes]
+    kubectl recall reject INCIDENT --reason TEXT
+    kubectl recall resolve INCIDENT --root-cause TEXT --summary TEXT [--runbook RB]
+                                    --action "what was done=succeeded|failed|partial" ... [--confirmed-by USER]
+
+The rendering functions are pure (a status dict in, text out) so that what a
+person reads at 3 a.m. is tested without a cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+GROUP, VERSION = "recall.dev", "v1alpha1"
+RESULTS = ("succeeded", "failed", "partial")
+MERGE_PATCH = "application/merge-patch+json"
+NAME_MAX = 253
+
+
+class PluginError(Exception):
+    """A failure the person can act on: the message says what to do next."""
+
+
+# -- pure rendering --------------------------------------------------------------
+
+
+def _cmd(command: Any) -> str:
+    if not command:
+        return "-"
+    if isinstance(command, str):
+        return command
+    return shlex.join(str(c) for c in command)
+
+
+def _conditions(status: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, Mapping)}
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return "-" if value is None else str(value)
+
+
+def render_breakdown(breakdown: Mapping[str, Any]) -> str:
+    """The points each term gave, largest first: ``lexical +30.1, service +25, ruledOut -10``."""
+    if not breakdown:
+        return "(no breakdown)"
+    terms = sorted(breakdown.items(), key=lambda kv: -abs(float(kv[1] or 0)))
+    return ", ".join(f"{k} {float(v or 0):+g}" for k, v in terms)
+
+
+def render_actions(actions: Iterable[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for a in actions:
+        result = a.get("result", "?")
+        mark = {"succeeded": "ok     ", "failed": "FAILED ", "partial": "partial"}.get(result, f"{result:<7}")
+        lines.append(f"[{mark}] {a.get('action', '?')}")
+    return lines
+
+
+def render_match(index: int, match: Mapping[str, Any]) -> list[str]:
+    outcome = match.get("outcome") or "unknown"
+    head = (f"{index}. {match.get('incident')}  similarity {_num(match.get('similarity'))}"
+            f"  outcome {outcome.upper() if outcome == 'failed' else outcome}"
+            f"  runbook {match.get('runbook') or '(none)'}")
+    lines = [head, f"   breakdown: {render_breakdown(match.get('breakdown') or {})}"]
+    actions = render_actions(match.get("actions") or [])
+    if actions:
+        lines.append("   actions:")
+        lines += [f"     {a}" for a in actions]
+    stale = match.get("stale")
+    if stale:
+        lines.append(
+            f"   STALE: migration {stale.get('migration')} ({stale.get('oldArch')} -> {stale.get('newArch')}),"
+            f" actionability -{_num(stale.get('deduction'))}: {stale.get('why') or ''}".rstrip(": ")
+        )
+    if match.get("contradiction"):
+        lines.append(f"   CONTRADICTION: {match['contradiction']}")
+    if match.get("repageOf"):
+        lines.append(f"   re-page of {match['repageOf']}")
+    return lines
+
+
+def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[str]:
+    title = f" - {step['title']}" if step.get("title") else ""
+    risk = step.get("risk") or "unknown"
+    lines = [
+        f"{index}. {step.get('name')}{title}",
+        f"   risk {risk.upper() if risk == 'high' else risk}; blast radius: {step.get('blastRadius') or 'not stated'}",
+        f"   command:  {_cmd(step.get('command'))}" + ("   (read-only: this is the dry-run)" if read_only else ""),
+        f"   dry-run:  {_cmd(step.get('dryRunCommand'))}",
+        f"   rollback: {_cmd(step.get('rollbackCommand')) if step.get('rollbackCommand') else 'NONE (cannot be undone by the operator)'}",
+    ]
+    return lines
+
+
+def render_plan(rec: Mapping[str, Any]) -> str:
+    steps = rec.get("steps") or []
+    if not steps:
+        return "PLAN\n  (no steps: nothing for the operator to run)"
+    read_only = bool(rec.get("readOnly"))
+    lines = [f"PLAN  runbook {rec.get('runbook')}  planHash {rec.get('planHash') or '(none)'}"
+             + ("  READ-ONLY" if read_only else "")]
+    if rec.get("parameters"):
+        lines.append("  parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(rec["parameters"].items())))
+    for i, step in enumerate(steps, 1):
+        lines += [f"  {line}" for line in render_step(i, step, read_only)]
+    return "\n".join(lines)
+
+
+def _warning_text(w: Any) -> str:
+    if isinstance(w, Mapping):
+        return w.get("message") or json.dumps(w, sort_keys=True)
+    return str(w)
+
+
+def render_why(incident: Mapping[str, Any]) -> str:
+    """Everything the operator concluded about one Incident, warnings first, as text for a person."""
+    meta = incident.get("metadata") or {}
+    spec = incident.get("spec") or {}
+    status = incident.get("status") or {}
+    rec = status.get("recommendation") or {}
+    name, ns = meta.get("name"), meta.get("namespace")
+    out = [f"{name}  ({ns})  {spec.get('service', '?')}  severity {spec.get('severity') or '-'}",
+           f"  {spec.get('title', '')}", ""]
+    mode = rec.get("mode") or "?"
+    out.append(f"MODE {mode.upper()}   similarity {_num(rec.get('similarity'))}/100"
+               f"   actionability {_num(rec.get('actionability'))}/100")
+    if rec.get("runbook"):
+        out.append(f"RUNBOOK {rec['runbook']}  (source: {rec.get('source') or 'unknown'})")
+    else:
+        out.append("RUNBOOK none fits")
+    out.append({
+        "novel": "  novel: no past incident is close enough; only read-only steps are offered. Investigate.",
+        "advisory": "  advisory: precedents exist but it is not safe to act on them blindly; a person decides.",
+        "actionable": "  actionable: a close precedent with a good record; the plan below can be approved.",
+    }.get(mode, ""))
+
+    warnings = [_warning_text(w) for w in rec.get("warnings") or []]
+    conds = _conditions(status)
+    mem = conds.get("MemoryAvailable")
+    if mem and mem.get("status") == "False":
+        warnings.insert(0, f"memory unavailable: {mem.get('message')}")
+    out += ["", "WARNINGS"]
+    out += [f"  ! {w}" for w in warnings] if warnings else ["  (none)"]
+
+    reasons = list(rec.get("reasons") or [])
+    if reasons:
+        out += ["", "WHY"] + [f"  - {r}" for r in reasons]
+
+    matches = status.get("matches") or []
+    out += ["", f"MATCHES ({len(matches)}, best first)"]
+    if not matches:
+        out.append("  (none: nothing in memory looks like this incident)")
+    for i, m in enumerate(matches, 1):
+        out += [f"  {line}" for line in render_match(i, m)]
+
+    out += ["", render_plan(rec)]
+
+    dry = status.get("dryRun") or {}
+    if dry.get("steps"):
+        out += ["", f"DRY-RUN (plan {dry.get('planHash')})"]
+        for s in dry["steps"]:
+            out.append(f"  {s.get('name')}: {s.get('result')}")
+    ex = status.get("execution") or {}
+    if ex:
+        out += ["", f"EXECUTION {ex.get('state')}: {ex.get('reason') or ''}".rstrip(": ")]
+    out += ["", "NEXT", "  " + next_step(incident)]
+    return "\n".join(out) + "\n"
+
+
+def next_step(incident: Mapping[str, Any]) -> str:
+    meta = incident.get("metadata") or {}
+    status = incident.get("status") or {}
+    rec = status.get("recommendation") or {}
+    name, ns = meta.get("name"), meta.get("namespace")
+    if (incident.get("spec") or {}).get("resolution"):
+        return "the outcome is recorded; nothing to do."
+    if rec.get("mode") == "actionable" and rec.get("planHash"):
+        return (f"kubectl recall approve {name} -n {ns}   (or: kubectl recall reject {name} -n {ns} --reason ...);"
+                f" when it is over: kubectl recall resolve {name} -n {ns} ...")
+    return (f"act by hand, then record what happened: kubectl recall resolve {name} -n {ns}"
+            " --root-cause ... --summary ... --action 'what you did=succeeded'")
+
+
+def not_found_message(name: str, namespace: str, existing: Sequence[str]) -> str:
+    if existing:
+        shown = ", ".join(sorted(existing)[:20]) + (" ..." if len(existing) > 20 else "")
+        return (f"no Incident {name!r} in namespace {namespace}. Incidents there: {shown}."
+                " (Another namespace? add -n NAMESPACE)")
+    return (f"no Incident {name!r} in namespace {namespace}, and none at all there."
+            " Wrong namespace? add -n NAMESPACE, or list them: kubectl get incidents -A")
+
+
+def not_triaged_message(incident: Mapping[str, Any]) -> str | None:
+    """Why the incident has no recommendation yet, and what to do; None when it has one."""
+    status = incident.get("status") or {}
+    if (status.get("recommendation") or {}).get("mode"):
+        return None
+    meta = incident.get("metadata") or {}
+    triaged = _conditions(status).get("Triaged")
+    if triaged and triaged.get("status") == "False":
+        return (f"incident {meta.get('name')} could not be triaged: {triaged.get('reason')}: {triaged.get('message')}."
+                " Fix the Incident's spec (kubectl edit incident ...) and the operator will try again.")
+    return (f"incident {meta.get('name')} is not triaged yet: the operator has written no recommendation."
+            " Wait a few seconds and try again; if it stays so, check that the operator runs and watches"
+            f" namespace {meta.get('namespace')} (its logs, and `kubectl get events -n {meta.get('namespace')}`).")
+
+
+def not_actionable_message(incident: Mapping[str, Any]) -> str | None:
+    """Why there is nothing to approve, and what to do instead; None when there is a plan to approve."""
+    rec = (incident.get("status") or {}).get("recommendation") or {}
+    name = (incident.get("metadata") or {}).get("name")
+    ns = (incident.get("metadata") or {}).get("namespace")
+    if rec.get("mode") == "actionable" and rec.get("planHash"):
+        return None
+    mode = rec.get("mode") or "not triaged"
+    why = {"novel": "it looks like nothing in memory", "advisory": "the precedents are not safe enough to act on"}.get(
+        mode, "there is no plan")
+    return (f"refusing: incident {name} is {mode} ({why}), so there is no plan for the operator to run."
+            f" Read `kubectl recall why {name} -n {ns}`, act by hand if you must, then record the outcome:"
+            f" kubectl recall resolve {name} -n {ns} --root-cause ... --summary ... --action 'what=succeeded'")
+
+
+def dns_label(text: str) -> str:
+    """`text` made safe for a Kubernetes object name (lowercase alphanumerics and '-')."""
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", text.lower())).strip("-") or "user"
+
+
+def approval_name(incident: str, plan_hash: str, user: str, decision: str = "approve") -> str:
+    base = f"{incident}-{plan_hash[:8]}-{dns_label(user)}"
+    if decision == "reject":
+        base += "-reject"
+    return base[:NAME_MAX].rstrip("-")
+
+
+def approval_manifest(incident: str, namespace: str, plan_hash: str, user: str, decision: str,
+                      reason: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"incident": incident, "planHash": plan_hash, "decision": decision, "approver": user}
+    if reason:
+        spec["reason"] = reason
+    return {
+        "apiVersion": f"{GROUP}/{VERSION}",
+        "kind": "Approval",
+        "metadata": {"name": approval_name(incident, plan_hash, user, decision), "namespace": namespace},
+        "spec": spec,
+    }
+
+
+def parse_action(text: str) -> dict[str, str]:
+    """``"restart cart pods=failed"`` -> {"action": "restart cart pods", "result": "failed"}."""
+    action, sep, result = text.rpartition("=")
+    result = result.strip().lower()
+    if not sep or not action.strip() or result not in RESULTS:
+        raise PluginError(f"--action {text!r}: write it as \"what was done=RESULT\", RESULT one of {', '.join(RESULTS)}")
+    return {"action": action.strip(), "result": result}
+
+
+def resolution(root_cause: str, summary: str, actions: Sequence[str], runbook: str | None,
+               confirmed_by: str, now: datetime) -> dict[str, Any]:
+    if not root_cause.strip() or not summary.strip():
+        raise PluginError("a resolution needs --root-cause and --summary (written for a cold reader)")
+    return {
+        "rootCause": root_cause.strip(),
+        "summary": summary.strip(),
+        "runbook": runbook or None,
+        "actions": [parse_action(a) for a in actions],
+        "confirmedBy": confirmed_by,
+        "confirmedAt": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+# -- the cluster -----------------------------------------------------------------
+
+
+class Cluster:
+    def __init__(self, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
+        from kubernetes import client, config
+
+        try:
+            self.api = config.new_client_from_config(config_file=kubeconfig, context=context)
+            _, active = config.list_kube_config_contexts(config_file=kubeconfig)
+            if context:
+                contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig)
+                active = next((c for c in contexts if c["name"] == context), active)
+        except (config.ConfigException, OSError) as exc:
+            raise PluginError(f"cannot read the kubeconfig ({exc}); set KUBECONFIG or pass --kubeconfig") from exc
+        self.namespace = namespace or (active or {}).get("context", {}).get("namespace") or "default"
+        self.objects = client.CustomObjectsApi(self.api)
+        self.client = client
+
+    def close(self) -> None:
+        self.api.close()
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return fn(*args, **kwargs)
+        except ApiException as exc:
+            if exc.status == 403:
+                raise PluginError(f"not allowed to {what} in namespace {self.namespace}: {_api_message(exc)}."
+                                  " Ask for the role, or check: kubectl auth can-i --list -n " + self.namespace) from exc
+            raise
+        except OSError as exc:  # connection refused, DNS, TLS
+            raise PluginError(f"cannot reach the Kubernetes API to {what}: {exc}. Is the cluster up,"
+                              " and is this the right kubeconfig/context?") from exc
+
+    def incident(self, name: str) -> dict[str, Any]:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return self._call("read incidents", self.objects.get_namespaced_custom_object,
+                              GROUP, VERSION, self.namespace, "incidents", name)
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+        try:
+            items = self._call("list incidents", self.objects.list_namespaced_custom_object,
+                               GROUP, VERSION, self.namespace, "incidents")["items"]
+        except ApiException as exc:
+            if exc.status == 404:
+                raise PluginError("the recall.dev CRDs are not installed in this cluster (no incidents resource);"
+                                  " install them: kubectl apply -f crds/") from exc
+            raise
+        raise PluginError(not_found_message(name, self.namespace, [i["metadata"]["name"] for i in items]))
+
+    def username(self) -> str:
+        try:
+            review = self._call("review your own identity", self.client.AuthenticationV1Api(self.api)
+                                .create_self_subject_review,
+                                {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+        except Exception as exc:
+            raise PluginError(f"cannot tell who you are (SelfSubjectReview failed: {exc});"
+                              " the approver must be the authenticated user, so nothing was created") from exc
+        user = review.status.user_info.username if review.status and review.status.user_info else None
+        if not user:
+            raise PluginError("the API server did not say who you are; nothing was created")
+        return str(user)
+
+    def create_approval(self, manifest: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Create it; (the existing one, False) when this person already decided on this plan."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return self._call("create approvals", self.objects.create_namespaced_custom_object,
+                              GROUP, VERSION, self.namespace, "approvals", manifest), True
+        except ApiException as exc:
+            if exc.status == 409:
+                return self.objects.get_namespaced_custom_object(
+                    GROUP, VERSION, self.namespace, "approvals", manifest["metadata"]["name"]), False
+            if exc.status in (400, 422):
+                raise PluginError(f"the API server refused the Approval: {_api_message(exc)}") from exc
+            raise
+
+    def approval(self, name: str) -> dict[str, Any]:
+        return self.objects.get_namespaced_custom_object(GROUP, VERSION, self.namespace, "approvals", name)
+
+    def patch_resolution(self, name: str, value: dict[str, Any]) -> dict[str, Any]:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return self._call("patch incidents", self.objects.patch_namespaced_custom_object,
+                              GROUP, VERSION, self.namespace, "incidents", name, {"spec": {"resolution": value}},
+                              _content_type=MERGE_PATCH)
+        except ApiException as exc:
+            if exc.status in (400, 422):
+                raise PluginError(f"the API server refused the resolution: {_api_message(exc)}") from exc
+            raise
+
+
+def _api_message(exc: Any) -> str:
+    try:
+        return json.loads(exc.body or "{}").get("message") or str(exc.reason)
+    except (ValueError, AttributeError):
+        return str(getattr(exc, "reason", exc))
+
+
+# -- commands --------------------------------------------------------------------
+
+
+def _triaged(cluster: Cluster, name: str) -> dict[str, Any]:
+    incident = cluster.incident(name)
+    why = not_triaged_message(incident)
+    if why:
+        raise PluginError(why)
+    return incident
+
+
+def cmd_why(cluster: Cluster, args: argparse.Namespace) -> int:
+    incident = _triaged(cluster, args.incident)
+    sys.stdout.write(render_why(incident))
+    return 0
+
+
+def _wait_verdict(cluster: Cluster, name: str, seconds: float) -> Mapping[str, Any]:
+    deadline = time.monotonic() + seconds
+    while True:
+        state = cluster.approval(name).get("status") or {}
+        if state.get("state") or time.monotonic() >= deadline:
+            return state
+        time.sleep(0.5)
+
+
+def _decide(cluster: Cluster, args: argparse.Namespace, decision: str) -> int:
+    incident = _triaged(cluster, args.incident)
+    refusal = not_actionable_message(incident)
+    if refusal:
+        raise PluginError(refusal)
+    rec = incident["status"]["recommendation"]
+    plan_hash = rec["planHash"]
+    print(render_plan(rec))
+    print()
+    user = cluster.username()
+    verb = "Approve" if decision == "approve" else "Reject"
+    if not args.yes and sys.stdin.isatty():
+        answer = input(f"{verb} plan {plan_hash} of {args.incident} as {user}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("nothing created")
+            return 1
+    manifest = approval_manifest(args.incident, cluster.namespace, plan_hash, user, decision, args.reason)
+    created, new = cluster.create_approval(manifest)
+    name = created["metadata"]["name"]
+    print(f"{'created' if new else 'already there:'} Approval {name}: {decision} plan {plan_hash} as {user}")
+    if not new and (created.get("spec") or {}).get("planHash") != plan_hash:
+        raise PluginError(f"Approval {name} exists for another plan; delete it or ask another approver")
+    if args.wait > 0:
+        verdict = _wait_verdict(cluster, name, args.wait)
+        if verdict.get("state"):
+            print(f"operator: {verdict['state']}: {verdict.get('reason', '')}")
+            return 0 if verdict["state"] in ("Accepted", "Rejected") else 1
+        print(f"the operator has not judged it yet; watch: kubectl get approval {name} -n {cluster.namespace} -w")
+    return 0
+
+
+def cmd_approve(cluster: Cluster, args: argparse.Namespace) -> int:
+    return _decide(cluster, args, "approve")
+
+
+def cmd_reject(cluster: Cluster, args: argparse.Namespace) -> int:
+    if not (args.reason or "").strip():
+        raise PluginError("a rejection needs --reason: say why, for whoever reads it next")
+    return _decide(cluster, args, "reject")
+
+
+def _ask(label: str) -> str:
+    return input(f"{label}: ").strip()
+
+
+def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
+    incident = cluster.incident(args.incident)
+    old = (incident.get("spec") or {}).get("resolution")
+    if old and not args.overwrite:
+        raise PluginError(f"incident {args.incident} already has an outcome (confirmed by {old.get('confirmedBy')});"
+                          " pass --overwrite to replace it (it is then written into memory again)")
+    root_cause, summary, actions, runbook = args.root_cause, args.summary, list(args.action), args.runbook
+    interactive = sys.stdin.isatty()
+    missing = [f for f, v in (("--root-cause", root_cause), ("--summary", summary), ("--action", actions)) if not v]
+    if missing and not interactive:
+        raise PluginError(f"missing {', '.join(missing)}: pass them, or run in a terminal to be asked")
+    if interactive:
+        root_cause = root_cause or _ask("Root cause")
+        summary = summary or _ask("Summary, for a cold reader (what happened, what fixed it)")
+        while not actions:
+            line = _ask("Action, as 'what was done=succeeded|failed|partial' (empty line to end)")
+            if not line:
+                break
+            actions.append(line)
+        if runbook is None:
+            suggested = ((incident.get("status") or {}).get("recommendation") or {}).get("runbook")
+            runbook = _ask(f"Runbook that fixed it (empty for none{', suggested: ' + suggested if suggested else ''})")
+    confirmed_by = args.confirmed_by or cluster.username()
+    value = resolution(root_cause or "", summary or "", actions, runbook, confirmed_by, datetime.now(UTC))
+    cluster.patch_resolution(args.incident, value)
+    print(f"recorded the outcome of {args.incident} ({len(value['actions'])} action(s), runbook"
+          f" {value['runbook'] or 'none'}, confirmed by {confirmed_by}); the operator writes it into memory."
+          f" Check: kubectl get incident {args.incident} -n {cluster.namespace} -o jsonpath='{{.status.memory}}'")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kubectl recall", description="Incident memory: why, approve, reject, resolve.")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-n", "--namespace", default=None, help="the Incident's namespace (default: the context's)")
+    common.add_argument("--kubeconfig", default=None)
+    common.add_argument("--context", default=None)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    w = sub.add_parser("why", parents=[common], help="what the operator concluded, and why")
+    w.add_argument("incident")
+    w.set_defaults(func=cmd_why)
+
+    for name, func, helptext in (("approve", cmd_approve, "approve the recommended plan (by its hash)"),
+                                 ("reject", cmd_reject, "reject the recommended plan")):
+        a = sub.add_parser(name, parents=[common], help=helptext)
+        a.add_argument("incident")
+        a.add_argument("--reason", default=None)
+        a.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+        a.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the operator's verdict (0: don't)")
+        a.set_defaults(func=func)
+
+    r = sub.add_parser("resolve", parents=[common], help="record the human-confirmed outcome")
+    r.add_argument("incident")
+    r.add_argument("--root-cause", default=None)
+    r.add_argument("--summary", default=None)
+    r.add_argument("--runbook", default=None, help="the Runbook that fixed it (omit when none did)")
+    r.add_argument("--action", action="append", default=[], metavar="TEXT=RESULT",
+                   help=f"what was done and how it went ({'/'.join(RESULTS)}); repeat, in order")
+    r.add_argument("--confirmed-by", default=None, help="default: you, as the API server knows you")
+    r.add_argument("--overwrite", action="store_true", help="replace an outcome already recorded")
+    r.set_defaults(func=cmd_resolve)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cluster = Cluster(args.kubeconfig, args.context, args.namespace)
+    except PluginError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        return int(args.func(cluster, args))
+    except PluginError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        cluster.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""`kubectl recall` end to end: the installed console script against the real API server, the operator running.
+
+A small history (one Runbook, past incidents it fixed) is loaded through the
+API as GitOps and people would; a recurrence is then triaged by the operator,
+and the plugin reads it, approves its plan and records its outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recall_operator.demo import Step, apply, incident_status, load_history, wait_for
+from recall_operator.kube import jobs as jobkit
+from recall_operator.plugin import approval_name
+
+pytestmark = pytest.mark.integration
+
+DEADLINE_S = 120.0
+SERVICE = "cart-service"
+RUNBOOK = {
+    "apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "cart-flush-hot-keys"},
+    "spec": {
+        "title": "Flush hot keys on the cart cache",
+        "services": [SERVICE], "symptoms": ["latency-spike", "cache-eviction"],
+        "steps": [{
+            "name": "flush-hot-keys", "image": "redis:7.2", "risk": "low", "blastRadius": "the cart cache",
+            "command": ["redis-cli", "-h", "cart-cache", "--scan", "--pattern", "hot:*"],
+            "dryRunCommand": ["redis-cli", "-h", "cart-cache", "info", "keyspace"],
+            "rollbackCommand": ["redis-cli", "-h", "cart-cache", "ping"],
+        }],
+    },
+}
+SPEC = {
+    "service": SERVICE, "severity": "high",
+    "title": "cart-service p99 latency spike, redis cache evictions on hot keys",
+    "description": "checkout slow; redis evicting hot keys under memory pressure",
+    "symptoms": ["latency-spike", "cache-eviction"],
+    "errorSignatures": ["OOM command not allowed when used memory > 'maxmemory'"],
+}
+
+
+def _past(i: int) -> Step:
+    return Step("incident", {
+        "apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": f"inc-past-{i}"},
+        "spec": {**SPEC, "resolution": {
+            "rootCause": "hot keys filled the cart cache and evictions slowed checkout",
+            "summary": "flushing the hot keys on the cart cache brought p99 back under 200 ms",
+            "runbook": "cart-flush-hot-keys",
+            "actions": [{"action": "run runbook cart-flush-hot-keys", "result": "succeeded"}],
+            "confirmedBy": "oncall-a",
+        }},
+    })
+
+
+def plugin_command() -> list[str]:
+    script = Path(sys.executable).with_name("kubectl-recall")
+    found = str(script) if script.exists() else shutil.which("kubectl-recall")
+    if not found:
+        pytest.fail("the kubectl-recall console script is not installed (pip install -e .)", pytrace=False)
+    return [found]
+
+
+def recall(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    # stdin is not a terminal here, so the plugin never prompts.
+    return subprocess.run([*plugin_command(), *args], capture_output=True, text=True, timeout=120,
+                          input=input if input is not None else "", env=dict(os.environ))
+
+
+def until(what: str, check: Any) -> Any:
+    return wait_for(what, check, timeout=DEADLINE_S)
+
+
+def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: Any, namespace: str,
+                                                      k8s_api: Any) -> None:
+    kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", namespace, check=True)
+    load_history(kubectl, namespace, [Step("apply", RUNBOOK), *(_past(i) for i in range(1, 5))])
+    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                               "metadata": {"name": "inc-now"}, "spec": SPEC})
+    status = until("a recommendation on inc-now",
+                   lambda: (s := incident_status(kubectl, namespace, "inc-now")).get("recommendation", {}).get("mode")
+                   and s)
+    rec = status["recommendation"]
+    assert rec["mode"] == "actionable", rec
+    assert rec["planHash"]
+
+    # why: mode, scores, the matches with their breakdowns, the plan and its hash.
+    why = recall("why", "inc-now", "-n", namespace)
+    assert why.returncode == 0, why.stderr
+    out = why.stdout
+    assert "MODE ACTIONABLE" in out
+    assert f"similarity {rec['similarity']}/100" in out and f"actionability {rec['actionability']}/100" in out
+    for m in status["matches"]:
+        assert f"{m['incident']}  similarity {m['similarity']}" in out
+    assert {m["incident"] for m in status["matches"]} & {f"inc-past-{i}" for i in range(1, 5)}
+    assert "breakdown: lexical +" in out
+    assert f"planHash {rec['planHash']}" in out
+    assert "dry-run:  redis-cli -h cart-cache info keyspace" in out
+
+    # A name that does not exist: the ones that do are listed.
+    missing = recall("why", "inc-nope", "-n", namespace)
+    assert missing.returncode == 1
+    assert "no Incident 'inc-nope'" in missing.stderr and "inc-now" in missing.stderr
+
+    # approve: an Approval for exactly the recommended hash, signed by the current user.
+    approve = recall("approve", "inc-now", "-n", namespace, "--reason", "dry-run is clean", "--wait", "60")
+    assert approve.returncode == 0, approve.stdout + approve.stderr
+    assert rec["planHash"] in approve.stdout
+    from kubernetes import client
+
+    user = client.AuthenticationV1Api(k8s_api).create_self_subject_review(
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}).status.user_info.username
+    name = approval_name("inc-now", rec["planHash"], user)
+    body = json.loads(kubectl("get", "approvals.recall.dev", name, "-n", namespace, "-o", "json", check=True).stdout)
+    current = incident_status(kubectl, namespace, "inc-now")["recommendation"]["planHash"]
+    assert body["spec"]["planHash"] == current == rec["planHash"]
+    assert body["spec"]["approver"] == user and body["spec"]["decision"] == "approve"
+    assert body["spec"]["incident"] == "inc-now" and body["spec"]["reason"] == "dry-run is clean"
+    assert "operator: Accepted" in approve.stdout
+
+    # resolve: spec.resolution, exactly as given.
+    resolve = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "hot keys again",
+                     "--summary", "flushed the hot keys; p99 back to normal", "--runbook", "cart-flush-hot-keys",
+                     "--action", "restart cart pods=failed", "--action", "run runbook cart-flush-hot-keys=succeeded",
+                     "--confirmed-by", "oncall-b")
+    assert resolve.returncode == 0, resolve.stderr
+    spec = json.loads(kubectl("get", "incident", "inc-now", "-n", namespace, "-o", "json", check=True).stdout)["spec"]
+    res = spec["resolution"]
+    assert res["rootCause"] == "hot keys again" and res["runbook"] == "cart-flush-hot-keys"
+    assert res["actions"] == [{"action": "restart cart pods", "result": "failed"},
+                              {"action": "run runbook cart-flush-hot-keys", "result": "succeeded"}]
+    assert res["confirmedBy"] == "oncall-b" and res["confirmedAt"]
+    until("the outcome to be consolidated",
+          lambda: (incident_status(kubectl, namespace, "inc-now").get("memory") or {}).get("consolidated"))
+    # A second resolve does not silently overwrite the first.
+    again = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "x", "--summary", "y", "--action", "z=failed")
+    assert again.returncode == 1 and "--overwrite" in again.stderr
+
+
+def test_approve_refuses_what_is_not_actionable_and_creates_nothing(operator: Any, kubectl: Any,
+                                                                    namespace: str) -> None:
+    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                               "metadata": {"name": "inc-odd"},
+                               "spec": {"service": "nowhere", "title": "something odd nobody has seen"}})
+    until("a recommendation on inc-odd",
+          lambda: incident_status(kubectl, namespace, "inc-odd").get("recommendation", {}).get("mode"))
+    proc = recall("approve", "inc-odd", "-n", namespace)
+    assert proc.returncode == 1
+    assert "refusing: incident inc-odd is novel" in proc.stderr
+    assert f"kubectl recall resolve inc-odd -n {namespace}" in proc.stderr
+    listed = json.loads(kubectl("get", "approvals.recall.dev", "-n", namespace, "-o", "json", check=True).stdout)
+    assert listed["items"] == []
+    # resolve without flags and without a terminal says what is missing instead of prompting.
+    proc = recall("resolve", "inc-odd", "-n", namespace)
+    assert proc.returncode == 1 and "missing --root-cause, --summary, --action" in proc.stderr

@@ -1,0 +1,158 @@
+"""What `kubectl recall` prints and builds, from a realistic Incident, without a cluster."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from recall_operator import plugin
+
+PLAN_HASH = "9f2c4e1a7b3d5c60"
+
+INCIDENT: dict[str, Any] = {
+    "apiVersion": "recall.dev/v1alpha1",
+    "kind": "Incident",
+    "metadata": {"name": "inc-0046", "namespace": "payments"},
+    "spec": {
+        "service": "checkout-api", "severity": "critical",
+        "title": "checkout-api 5xx and DB pool timeouts after rollout",
+        "symptoms": ["5xx", "db-pool-exhausted"],
+    },
+    "status": {
+        "observedGeneration": 1,
+        "conditions": [
+            {"type": "Triaged", "status": "True", "reason": "Actionable", "message": "actionable: ..."},
+            {"type": "AwaitingApproval", "status": "True", "reason": "PlanReady", "message": "..."},
+            {"type": "MemoryAvailable", "status": "True", "reason": "Recalled", "message": "recalled 3"},
+        ],
+        "matches": [
+            {"incident": "inc-0022", "similarity": 81,
+             "breakdown": {"lexical": 28.4, "service": 25.0, "symptoms": 16.0, "signals": 7.5, "runbook": 3.1,
+                           "dna": 1.0},
+             "outcome": "succeeded", "runbook": "k8s-rollback-deploy",
+             "actions": [{"action": "restart checkout pods", "result": "failed"},
+                         {"action": "run runbook k8s-rollback-deploy", "result": "succeeded"}],
+             "stale": None, "contradiction": None, "repageOf": None},
+            {"incident": "inc-0009", "similarity": 63,
+             "breakdown": {"lexical": 20.0, "service": 25.0, "symptoms": 10.0, "ruledOut": -10.0},
+             "outcome": "failed", "runbook": "redis-restart-vm",
+             "actions": [{"action": "restart redis VM", "result": "failed"}],
+             "stale": {"migration": "redis-cluster-to-elasticache", "oldArch": "redis on VMs",
+                       "newArch": "ElastiCache", "deduction": 40, "why": "the VMs are gone"},
+             "contradiction": "contradiction-pool-size: inc-0009 says pool size, inc-0031 says a slow query",
+             "repageOf": "inc-0008"},
+        ],
+        "recommendation": {
+            "mode": "actionable", "similarity": 81, "actionability": 72, "runbook": "k8s-rollback-deploy",
+            "source": "inc-0022",
+            "warnings": ["runbook redis-restart-vm failed before under the same conditions"],
+            "evidence": ["inc-0022 resolved by k8s-rollback-deploy"],
+            "reasons": ["best precedent inc-0022 at 81"],
+            "readOnly": False, "parameters": {"SERVICE": "checkout-api"}, "planHash": PLAN_HASH,
+            "steps": [
+                {"name": "undo-rollout", "title": "Roll the deployment back", "image": "kubectl:1.36",
+                 "command": ["kubectl", "rollout", "undo", "deployment/checkout-api"],
+                 "dryRunCommand": ["kubectl", "rollout", "history", "deployment/checkout-api"],
+                 "rollbackCommand": ["kubectl", "rollout", "undo", "deployment/checkout-api"],
+                 "risk": "high", "blastRadius": "one deployment", "estimatedSeconds": 60},
+                {"name": "announce", "image": "notify:1", "command": ["notify", "rolled back"],
+                 "dryRunCommand": [], "rollbackCommand": [], "risk": "low", "blastRadius": ""},
+            ],
+        },
+    },
+}
+
+
+def test_why_shows_mode_scores_runbook_and_warnings_before_matches() -> None:
+    text = plugin.render_why(INCIDENT)
+    assert "MODE ACTIONABLE" in text and "similarity 81/100" in text and "actionability 72/100" in text
+    assert "RUNBOOK k8s-rollback-deploy  (source: inc-0022)" in text
+    assert "! runbook redis-restart-vm failed before" in text
+    assert text.index("WARNINGS") < text.index("MATCHES") < text.index("PLAN")
+
+
+def test_why_shows_each_match_with_its_breakdown_outcome_and_failed_actions() -> None:
+    text = plugin.render_why(INCIDENT)
+    first = text.index("1. inc-0022")
+    second = text.index("2. inc-0009")
+    assert first < second
+    assert "lexical +28.4, service +25" in text[first:second]
+    assert "[FAILED ] restart checkout pods" in text[first:second]
+    assert "[ok     ] run runbook k8s-rollback-deploy" in text[first:second]
+    tail = text[second:]
+    assert "outcome FAILED" in tail
+    assert "ruledOut -10" in tail
+    assert "STALE: migration redis-cluster-to-elasticache (redis on VMs -> ElastiCache), actionability -40" in tail
+    assert "CONTRADICTION: contradiction-pool-size" in tail
+    assert "re-page of inc-0008" in tail
+
+
+def test_plan_shows_commands_dry_run_rollback_risk_blast_radius_and_hash() -> None:
+    text = plugin.render_plan(INCIDENT["status"]["recommendation"])
+    assert f"planHash {PLAN_HASH}" in text
+    assert "command:  kubectl rollout undo deployment/checkout-api" in text
+    assert "dry-run:  kubectl rollout history deployment/checkout-api" in text
+    assert "rollback: kubectl rollout undo deployment/checkout-api" in text
+    assert "risk HIGH; blast radius: one deployment" in text
+    assert "rollback: NONE" in text  # the announce step cannot be undone
+    assert "blast radius: not stated" in text
+
+
+def test_memory_outage_is_the_first_warning() -> None:
+    inc = copy.deepcopy(INCIDENT)
+    inc["status"]["conditions"][2] = {"type": "MemoryAvailable", "status": "False", "reason": "MemoryUnavailable",
+                                      "message": "connection refused"}
+    text = plugin.render_why(inc)
+    warnings = text[text.index("WARNINGS"):text.index("MATCHES")].splitlines()
+    assert warnings[1] == "  ! memory unavailable: connection refused"
+
+
+def test_novel_incident_has_no_matches_and_nothing_to_approve() -> None:
+    inc = copy.deepcopy(INCIDENT)
+    inc["status"]["matches"] = []
+    inc["status"]["recommendation"].update(mode="novel", actionability=0, planHash=None, warnings=[], readOnly=True)
+    text = plugin.render_why(inc)
+    assert "MODE NOVEL" in text and "(none: nothing in memory" in text and "  (none)" in text
+    assert "kubectl recall resolve inc-0046 -n payments" in text
+    refusal = plugin.not_actionable_message(inc)
+    assert refusal and refusal.startswith("refusing: incident inc-0046 is novel")
+    assert "kubectl recall resolve inc-0046 -n payments" in refusal
+    assert plugin.not_actionable_message(INCIDENT) is None
+
+
+def test_not_triaged_and_not_found_say_what_to_do() -> None:
+    bare = {"metadata": {"name": "inc-9", "namespace": "ns"}, "spec": {}, "status": {}}
+    msg = plugin.not_triaged_message(bare)
+    assert msg and "not triaged yet" in msg and "operator" in msg
+    invalid = {**bare, "status": {"conditions": [{"type": "Triaged", "status": "False", "reason": "InvalidSpec",
+                                                   "message": "service: required"}]}}
+    assert "InvalidSpec: service: required" in (plugin.not_triaged_message(invalid) or "")
+    assert plugin.not_triaged_message(INCIDENT) is None
+    assert "Incidents there: inc-1, inc-2" in plugin.not_found_message("inc-3", "ns", ["inc-2", "inc-1"])
+    assert "none at all" in plugin.not_found_message("inc-3", "ns", [])
+
+
+def test_approval_is_bound_to_the_plan_hash_and_the_user() -> None:
+    m = plugin.approval_manifest("inc-0046", "payments", PLAN_HASH, "system:admin", "approve", "dry-run is clean")
+    assert m["metadata"] == {"name": "inc-0046-9f2c4e1a-system-admin", "namespace": "payments"}
+    assert m["spec"] == {"incident": "inc-0046", "planHash": PLAN_HASH, "decision": "approve",
+                         "approver": "system:admin", "reason": "dry-run is clean"}
+    rej = plugin.approval_manifest("inc-0046", "payments", PLAN_HASH, "Alice@Example.com", "reject", "no")
+    assert rej["metadata"]["name"] == "inc-0046-9f2c4e1a-alice-example-com-reject"
+
+
+def test_resolution_parses_actions_and_refuses_bad_ones() -> None:
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    r = plugin.resolution("bad rollout", "rolled back", ["restart pods=failed", "x=y=succeeded"], "rb", "alice", now)
+    assert r["actions"] == [{"action": "restart pods", "result": "failed"}, {"action": "x=y", "result": "succeeded"}]
+    assert r["confirmedAt"] == "2026-01-02T03:04:05Z" and r["confirmedBy"] == "alice" and r["runbook"] == "rb"
+    assert plugin.resolution("a", "b", [], None, "u", now)["runbook"] is None
+    with pytest.raises(plugin.PluginError, match="RESULT one of"):
+        plugin.parse_action("restart pods=maybe")
+    with pytest.raises(plugin.PluginError):
+        plugin.parse_action("no result here")
+    with pytest.raises(plugin.PluginError, match="--root-cause"):
+        plugin.resolution(" ", "b", [], None, "u", now)
