@@ -1,0 +1,231 @@
+"""`recall bench`: how fast and how large the operator can go, measured side by side in one run.
+
+Figures, never assertions: each is printed with its target beside it. The
+histories are synthetic but shaped like real ones: every memory is a resolved
+incident of a replay history (the demo's sample by default), re-worded (new
+numbers, hosts and ids, sentences reordered, a symptom dropped) and often moved
+to another service, so that recall cannot lean on exact repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
+from recall_operator.domain.recommend import assess
+from recall_operator.memory.base import MemoryBackend, MemorySettings, open_backend
+from recall_operator.replay import World, apply_object, read_events, recall_query, run_replay
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "history.jsonl"
+
+TARGETS = {
+    "recall_p99_ms": "< 50 ms at 100k memories (embedded)",
+    "add_memory_ms": "< 5 ms at 100k memories (embedded)",
+    "e2e_p50_ms": "within 3x floor_p50_ms",
+    "storm_seconds": "< 30 s for 1,000 alerts (200 distinct)",
+}
+
+
+@dataclass
+class Base:
+    """What synthetic memories are made from: a history's world and its resolved incidents."""
+
+    world: World
+    resolved: list[EpisodicMemory] = field(default_factory=list)
+
+
+def load_base(path: Path) -> Base:
+    world = World()
+    specs: dict[str, IncidentSpec] = {}
+    base = Base(world)
+    for event in read_events(path):
+        if event.type == "apply":
+            apply_object(world, path, event)
+        elif event.type == "incident":
+            obj = event.raw["object"]
+            specs[obj["metadata"]["name"]] = IncidentSpec.model_validate(obj["spec"])
+        else:
+            name = event.raw["incident"]
+            base.resolved.append(
+                EpisodicMemory(
+                    incident=name,
+                    spec=specs[name],
+                    resolution=Resolution.model_validate(event.raw["resolution"]),
+                    resolved_at=event.at,
+                )
+            )
+            world.resolutions.append(base.resolved[-1].resolution)
+    if not base.resolved:
+        raise SystemExit(f"recall bench: {path} has no resolved incidents to build a history from")
+    return base
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def reword(text: str, rng: random.Random) -> str:
+    """The same report in other words: other numbers, sentences in another order."""
+    text = _NUMBER.sub(lambda m: str(rng.randint(1, 10 ** len(m.group()))), text)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if s]
+    rng.shuffle(sentences)
+    return " ".join(sentences)
+
+
+def synthetic_memory(base: Base, i: int, rng: random.Random, start: datetime) -> EpisodicMemory:
+    src = rng.choice(base.resolved)
+    services = sorted(base.world.topology.depends_on) or [src.spec.service]
+    symptoms = list(src.spec.symptoms)
+    if len(symptoms) > 1 and rng.random() < 0.5:
+        symptoms.pop(rng.randrange(len(symptoms)))
+    spec = src.spec.model_copy(
+        update={
+            "service": src.spec.service if rng.random() < 0.5 else rng.choice(services),
+            "title": reword(src.spec.title, rng),
+            "description": reword(src.spec.description, rng) + f" host-{rng.randrange(10_000)} req-{i}",
+            "symptoms": tuple(symptoms),
+            "error_signatures": tuple(reword(s, rng) for s in src.spec.error_signatures),
+            "labels": {**src.spec.labels, "fingerprint": f"{rng.getrandbits(64):016x}"},
+        }
+    )
+    return EpisodicMemory(
+        incident=f"syn-{i:06d}", spec=spec, resolution=src.resolution, resolved_at=start + timedelta(minutes=i)
+    )
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def rss_mb() -> float:
+    """The process's resident memory now (Linux), in MB."""
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+
+
+async def measure_scale(
+    backend: str, counts: list[int], base: Base, settings: MemorySettings, queries: int = 100, seed: int = 7
+) -> dict[str, dict[str, float]]:
+    """Fill one store up to each count in turn; at each, time recall+scoring and one more write."""
+    rng = random.Random(seed)
+    start = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    memory = open_backend(settings)
+    out: dict[str, dict[str, float]] = {k: {} for k in ("recall_p50_ms", "recall_p99_ms", "add_memory_ms", "rss_mb", "store_mb")}
+    filled = 0
+    try:
+        for count in counts:
+            while filled < count:
+                await memory.remember(synthetic_memory(base, filled, rng, start))
+                filled += 1
+            latencies = []
+            for q in range(queries):
+                probe = synthetic_memory(base, 10_000_000 + q, rng, start)
+                incident = Incident(name=f"probe-{q}", spec=probe.spec)
+                ctx = base.world.context(start + timedelta(days=3650))
+                t0 = time.perf_counter()
+                candidates = await memory.recall(recall_query(incident, base.world.topology))
+                assess(incident, candidates, ctx)
+                latencies.append((time.perf_counter() - t0) * 1000)
+            adds = []
+            for a in range(50):
+                m = synthetic_memory(base, 20_000_000 + count + a, rng, start)
+                t0 = time.perf_counter()
+                await memory.remember(m)
+                adds.append((time.perf_counter() - t0) * 1000)
+            key = str(count)
+            out["recall_p50_ms"][key] = round(percentile(latencies, 50), 2)
+            out["recall_p99_ms"][key] = round(percentile(latencies, 99), 2)
+            out["add_memory_ms"][key] = round(statistics.median(adds), 3)
+            out["rss_mb"][key] = rss_mb()
+            if backend == "embedded":
+                out["store_mb"][key] = round(Path(settings.path).stat().st_size / 2**20, 1)
+            print(
+                f"  {backend:<9} {count:>7} memories: recall+scoring p50 {out['recall_p50_ms'][key]} ms, "
+                f"p99 {out['recall_p99_ms'][key]} ms; add {out['add_memory_ms'][key]} ms; "
+                f"rss {out['rss_mb'][key]} MB",
+                file=sys.stderr,
+            )
+    finally:
+        await memory.close()
+    return out
+
+
+async def measure_replay(dataset: Path, backend: str, hindsight_url: str | None) -> float:
+    t0 = time.perf_counter()
+    result = await run_replay(dataset, ["on"], backend, hindsight_url=hindsight_url)
+    return round(result["incidents"] / (time.perf_counter() - t0), 1)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="measure recall at scale, reconcile latency and an alert storm")
+    p.add_argument("--quick", action="store_true", help="stop at 10k memories and smaller samples (a few minutes)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--dataset", type=Path, default=SAMPLE, help="history the synthetic memories are made from")
+    p.add_argument("--hindsight-url", default=None, help="also measure a running Hindsight server")
+    p.add_argument("--skip-cluster", action="store_true", help="skip the parts that need the local control plane")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    if not args.dataset.is_file():
+        print(f"recall bench: no such dataset file: {args.dataset}", file=sys.stderr)
+        return 2
+    result = asyncio.run(run_bench(args))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(report(result))
+    return 0
+
+
+async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
+    base = load_base(args.dataset)
+    counts = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    result: dict[str, Any] = {"quick": args.quick, "targets": TARGETS}
+    scale: dict[str, dict[str, dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="recall-bench-") as tmp:
+        scale["embedded"] = await measure_scale(
+            "embedded", counts, base, MemorySettings(path=str(Path(tmp) / "bench.sqlite3"))
+        )
+        if args.hindsight_url:
+            hs = MemorySettings(backend="hindsight", hindsight_url=args.hindsight_url, hindsight_bank=f"bench-{int(time.time())}")
+            scale["hindsight"] = await measure_scale("hindsight", [1_000] if args.quick else [1_000, 10_000], base, hs, queries=30)
+    for key in ("recall_p50_ms", "recall_p99_ms", "add_memory_ms", "rss_mb", "store_mb"):
+        result[key] = {b: figures[key] for b, figures in scale.items() if figures[key]}
+    result["replay_incidents_per_s"] = {"embedded": await measure_replay(args.dataset, "embedded", None)}
+    if args.hindsight_url:
+        result["replay_incidents_per_s"]["hindsight"] = await measure_replay(args.dataset, "hindsight", args.hindsight_url)
+    if not args.skip_cluster:
+        from recall_operator import bench_cluster
+
+        result.update(await bench_cluster.measure(quick=args.quick))
+    return result
+
+
+def report(result: dict[str, Any]) -> str:
+    lines = ["recall bench" + (" --quick" if result["quick"] else ""), ""]
+    for key in ("recall_p50_ms", "recall_p99_ms", "add_memory_ms", "rss_mb", "store_mb"):
+        for backend, figures in result.get(key, {}).items():
+            row = ", ".join(f"{n}: {v}" for n, v in figures.items())
+            target = TARGETS.get(key, "")
+            lines.append(f"{key:<24} {backend:<10} {row}" + (f"   (target {target})" if target else ""))
+    lines.append(f"{'replay_incidents_per_s':<24} " + ", ".join(f"{b}: {v}" for b, v in result["replay_incidents_per_s"].items()))
+    for key in ("e2e_p50_ms", "e2e_p99_ms", "floor_p50_ms", "storm_seconds", "storm_incidents"):
+        if key in result:
+            target = TARGETS.get(key, "")
+            lines.append(f"{key:<24} {result[key]}" + (f"   (target {target})" if target else ""))
+    return "\n".join(lines)

@@ -1,0 +1,216 @@
+"""The parts of `recall bench` that need the local control plane: reconcile latency and an alert storm.
+
+Latency is reported beside its floor, measured in the same run on the same
+API server: a bare create plus a status patch by a plain client. The ratio is
+what carries from one machine to another, not the milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from recall_operator import API_VERSION, GROUP, VERSION
+
+BENCH_NAMESPACE = "recall-bench"
+FLOOR_NAMESPACE = "recall-bench-floor"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _incident(name: str, i: int) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Incident",
+        "metadata": {"name": name},
+        "spec": {
+            "service": ["checkout-api", "cart-service", "orders-db", "redis-cache"][i % 4],
+            "severity": "high",
+            "title": f"p99 latency above 2s on checkout, pool waits rising ({i})",
+            "description": "HikariPool waits climbing since the last deploy; 5xx at the edge.",
+            "symptoms": ["latency-spike", "5xx"],
+            "errorSignatures": ["HikariPool-1 - Connection is not available, request timed out after 30000ms"],
+        },
+    }
+
+
+def _alert(fingerprint: int, refire: int) -> dict[str, Any]:
+    fp = f"{fingerprint:016x}"
+    return {
+        "version": "4",
+        "status": "firing",
+        "receiver": "recall",
+        "groupKey": f"{{}}:{{alertname=\"Storm{fingerprint}\"}}",
+        "alerts": [
+            {
+                "status": "firing",
+                "labels": {"alertname": f"Storm{fingerprint}", "service": "checkout-api", "severity": "warning"},
+                "annotations": {
+                    "summary": f"checkout latency high (alert {fingerprint}, send {refire})",
+                    "symptoms": "latency-spike,5xx",
+                },
+                "startsAt": "2026-01-01T00:00:00Z",
+                "endsAt": "0001-01-01T00:00:00Z",
+                "fingerprint": fp,
+            }
+        ],
+    }
+
+
+async def _floor(api: Any, count: int, prefix: str = "floor") -> list[float]:
+    """A plain client's create + status patch round trip: what no operator can beat."""
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api)
+    out = []
+    for i in range(count):
+        body = _incident(f"{prefix}-{i}", i)
+        t0 = time.perf_counter()
+        await asyncio.to_thread(custom.create_namespaced_custom_object, GROUP, VERSION, FLOOR_NAMESPACE, "incidents", body)
+        await asyncio.to_thread(
+            custom.patch_namespaced_custom_object_status, GROUP, VERSION, FLOOR_NAMESPACE, "incidents", f"{prefix}-{i}",
+            {"status": {"recommendation": {"mode": "novel"}}},
+        )
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+async def _until_triaged(api: Any, names: set[str], deadline: float) -> dict[str, float]:
+    """When each named incident first showed a recommendation, by polling the list (one request a round)."""
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api)
+    seen: dict[str, float] = {}
+    while len(seen) < len(names) and time.monotonic() < deadline:
+        items = (await asyncio.to_thread(custom.list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents"))["items"]
+        now = time.perf_counter()
+        for item in items:
+            name = item["metadata"]["name"]
+            if name in names and name not in seen and (item.get("status") or {}).get("recommendation", {}).get("mode"):
+                seen[name] = now
+        await asyncio.sleep(0.02)
+    return seen
+
+
+async def _e2e(api: Any, count: int, prefix: str = "e2e") -> list[float]:
+    """Create incidents one after another; each waits for its recommendation before the next."""
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api)
+    out = []
+    for i in range(count):
+        name = f"{prefix}-{i}"
+        t0 = time.perf_counter()
+        await asyncio.to_thread(custom.create_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents", _incident(name, i))
+        while True:
+            obj = await asyncio.to_thread(custom.get_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents", name)
+            if (obj.get("status") or {}).get("recommendation", {}).get("mode"):
+                break
+            if time.perf_counter() - t0 > 60:
+                raise TimeoutError(f"{name} got no recommendation within 60 s")
+            await asyncio.sleep(0.005)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+async def _storm(api: Any, port: int, alerts: int, distinct: int) -> tuple[float, int, dict[int, int]]:
+    """Send the alerts as fast as the bridge takes them; time until every distinct one is a triaged Incident."""
+    from kubernetes import client
+
+    url = f"http://127.0.0.1:{port}/alerts"
+    payloads = [_alert(100_000 + (i % distinct), i // distinct) for i in range(alerts)]
+    codes: dict[int, int] = {}
+    t0 = time.perf_counter()
+    async with aiohttp.ClientSession() as session:
+        sem = asyncio.Semaphore(32)
+
+        async def send(body: dict[str, Any]) -> None:
+            async with sem, session.post(url, json=body) as resp:
+                codes[resp.status] = codes.get(resp.status, 0) + 1
+
+        await asyncio.gather(*(send(p) for p in payloads))
+    items = (await asyncio.to_thread(client.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents"))["items"]
+    names = {i["metadata"]["name"] for i in items if i["metadata"]["name"].startswith("alert-")}
+    seen = await _until_triaged(api, names, time.monotonic() + 300)
+    elapsed = (max(seen.values()) if seen else time.perf_counter()) - t0
+    return round(elapsed, 2), len(names), codes
+
+
+async def measure(quick: bool) -> dict[str, Any]:
+    from kubernetes import client, config
+
+    from recall_operator.cluster import LocalCluster
+
+    e2e_count, floor_count = (50, 50) if quick else (200, 200)
+    with tempfile.TemporaryDirectory(prefix="recall-bench-cluster-") as tmp:
+        cluster = LocalCluster(Path(tmp) / "cluster")
+        print("  starting the local control plane", file=sys.stderr)
+        cluster.up(timeout=300)
+        operator = None
+        try:
+            cluster.install_crds()
+            for ns in (BENCH_NAMESPACE, FLOOR_NAMESPACE):
+                cluster.kubectl("create", "namespace", ns)
+            api = config.new_client_from_config(config_file=str(cluster.kubeconfig))
+            bridge_port = _free_port()
+            log = open(Path(tmp) / "operator.log", "w")
+            operator = subprocess.Popen(
+                [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", BENCH_NAMESPACE,
+                 "--memory", "embedded", "--memory-path", str(Path(tmp) / "memory.sqlite3"),
+                 "--bridge-port", str(bridge_port)],
+                env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}, stdout=log, stderr=subprocess.STDOUT,
+            )
+            await _wait_for_bridge(bridge_port)
+            # Warm both paths so that the first request's client start-up is not measured.
+            await _floor(api, 3, "warm")
+            await _e2e(api, 3, "warm")
+            print(f"  reconcile latency: {e2e_count} incidents, one after another", file=sys.stderr)
+            floor = await _floor(api, floor_count)
+            e2e = await _e2e(api, e2e_count)
+            print("  alert storm: 1,000 alerts, 200 distinct", file=sys.stderr)
+            storm_s, storm_n, codes = await _storm(api, bridge_port, 1000, 200)
+        finally:
+            if operator is not None:
+                operator.terminate()
+                try:
+                    operator.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    operator.kill()
+            cluster.down()
+    return {
+        "e2e_p50_ms": round(statistics.median(e2e), 1),
+        "e2e_p99_ms": round(sorted(e2e)[min(len(e2e) - 1, round(0.99 * (len(e2e) - 1)))], 1),
+        "floor_p50_ms": round(statistics.median(floor), 1),
+        "e2e_over_floor": round(statistics.median(e2e) / statistics.median(floor), 2),
+        "storm_seconds": storm_s,
+        "storm_incidents": storm_n,
+        "storm_http_codes": {str(k): v for k, v in sorted(codes.items())},
+    }
+
+
+async def _wait_for_bridge(port: int) -> None:
+    deadline = time.monotonic() + 120
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            try:
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as resp:
+                    if resp.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise TimeoutError(f"the operator's bridge did not answer on port {port} within 120 s")
