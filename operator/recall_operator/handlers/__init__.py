@@ -16,6 +16,7 @@ from typing import Any
 
 import kopf
 
+from recall_operator.config import settings_from_env
 from recall_operator.memory.base import MemorySettings, open_backend
 
 PREFIX = "recall.dev"
@@ -89,6 +90,8 @@ def recall_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
 @kopf.on.startup()
 async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logger: Any, **_: Any) -> None:
     configure_settings(settings)
+    # A wrong policy value stops start-up here, with the variable named.
+    memo.policy = settings_from_env(os.environ)
     ms = memo.get("memory_settings") or memory_settings_from_env(os.environ)
     memo.memory_settings = ms
     memo.memory = open_backend(ms)
