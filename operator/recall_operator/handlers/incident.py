@@ -30,7 +30,6 @@ from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
 from recall_operator.replay import recall_query
 
 GROUP, VERSION, PLURAL = catalog.GROUP, catalog.VERSION, "incidents"
-SETTINGS = Settings()
 # How often open incidents are re-evaluated and the outbox retried.
 REEVALUATE_SECONDS = 10.0
 # Optimistic-concurrency retries when two outcomes update one Runbook at once.
@@ -60,7 +59,9 @@ def _apply(patch: kopf.Patch, change: st.StatusChange) -> None:
         patch.status[key] = st.prune_none(value) if isinstance(value, list) else value
 
 
-async def triage(incident: Incident, ctx: Context, memory: MemoryBackend | None) -> tuple[Any, Any, str | None]:
+async def triage(
+    incident: Incident, ctx: Context, memory: MemoryBackend | None, settings: Settings = Settings()
+) -> tuple[Any, Any, str | None]:
     """Recall, assess, plan. Memory being down degrades the answer; it never stops it."""
     error: str | None = None
     candidates: list[EpisodicMemory] = []
@@ -74,7 +75,7 @@ async def triage(incident: Incident, ctx: Context, memory: MemoryBackend | None)
             error = str(exc) or type(exc).__name__
     metrics.memory_up(error is None)  # metrics
     with metrics.timed(metrics.SCORING_SECONDS):  # metrics
-        assessment = assess(incident, candidates, ctx, SETTINGS)
+        assessment = assess(incident, candidates, ctx, settings)
     rec = assessment.recommendation
     plan = None
     runbook = ctx.catalog.get(rec.runbook) if rec.runbook else None
@@ -193,7 +194,7 @@ async def reconcile(
                 name, namespace, incident.spec, resolution, status, generation, memo, list(ctx.catalog)
             )
         else:
-            assessment, plan, error = await triage(incident, ctx, memo.get("memory"))
+            assessment, plan, error = await triage(incident, ctx, memo.get("memory"), memo.get("policy") or Settings())
             dna = incident_dna(incident.spec, ctx.topology)
             change = st.triage_status(status, assessment, plan, dna, generation, now, error)
             if "recommendation" in change.patch:  # metrics: a new or changed recommendation
