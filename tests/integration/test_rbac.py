@@ -1,0 +1,149 @@
+"""Least privilege, asked of the real API server's RBAC authorizer (manifests/rbac.yaml).
+
+Each row is `kubectl auth can-i` as someone; the denials are the point.
+Also: the example namespace enforces the restricted pod security profile,
+and a runbook Job's pod passes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recall_operator.kube import jobs as jobkit
+
+pytestmark = pytest.mark.integration
+
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
+OPERATOR = "system:serviceaccount:recall-system:recall-operator"
+EXECUTOR = "system:serviceaccount:recall-incidents:recall-runbook-executor"
+R = "{}.recall.dev"
+
+# (who, verb, resource, allowed); `ns` is the test namespace unless the resource says otherwise.
+CASES: list[tuple[str, str, str, bool]] = [
+    # the operator
+    (OPERATOR, "get", "secrets", False),
+    (OPERATOR, "list", "secrets", False),
+    (OPERATOR, "watch", "secrets", False),
+    (OPERATOR, "patch", "incidents.recall.dev/status", True),
+    (OPERATOR, "patch", "incidents.recall.dev", True),
+    (OPERATOR, "watch", "runbooks.recall.dev", True),
+    (OPERATOR, "patch", "approvals.recall.dev/status", True),
+    (OPERATOR, "create", "incidents.recall.dev", True),  # the alert bridge
+    (OPERATOR, "create", "jobs.batch", True),
+    (OPERATOR, "get", "pods/log", True),
+    (OPERATOR, "list", "configmaps", True),
+    (OPERATOR, "create", "events", True),
+    (OPERATOR, "create", "approvals.recall.dev", False),
+    (OPERATOR, "delete", "incidents.recall.dev", False),
+    (OPERATOR, "update", "runbooks.recall.dev", False),
+    (OPERATOR, "create", "runbooks.recall.dev", False),
+    (OPERATOR, "create", "pods", False),
+    (OPERATOR, "create", "pods/exec", False),
+    (OPERATOR, "update", "configmaps", False),
+    (OPERATOR, "create", "rolebindings.rbac.authorization.k8s.io", False),
+    (OPERATOR, "patch", "deployments.apps", False),
+    (OPERATOR, "impersonate", "users", False),
+    # the identity runbook Jobs run as
+    (EXECUTOR, "create", "approvals.recall.dev", False),
+    (EXECUTOR, "get", "incidents.recall.dev", False),
+    (EXECUTOR, "list", "incidents.recall.dev", False),
+    (EXECUTOR, "get", "secrets", False),
+    (EXECUTOR, "create", "jobs.batch", False),
+    # alice: recall-approver in the test namespace
+    ("alice", "create", "approvals.recall.dev", True),
+    ("alice", "get", "incidents.recall.dev", True),
+    ("alice", "list", "incidents.recall.dev", True),
+    ("alice", "create", "incidents.recall.dev", False),
+    ("alice", "create", "jobs.batch", False),
+    ("alice", "create", "runbooks.recall.dev", False),
+    ("alice", "patch", "incidents.recall.dev/status", False),
+    ("alice", "patch", "incidents.recall.dev", False),
+    ("alice", "update", "approvals.recall.dev", False),
+    ("alice", "delete", "approvals.recall.dev", False),
+    ("alice", "get", "secrets", False),
+    # carol: recall-viewer in the test namespace
+    ("carol", "list", "incidents.recall.dev", True),
+    ("carol", "watch", "runbooks.recall.dev", True),
+    ("carol", "get", "approvals.recall.dev", True),
+    ("carol", "create", "approvals.recall.dev", False),
+    ("carol", "patch", "incidents.recall.dev", False),
+    ("carol", "get", "secrets", False),
+    # dave: nobody, to show the roles are what grants
+    ("dave", "create", "approvals.recall.dev", False),
+    ("dave", "list", "incidents.recall.dev", False),
+]
+
+
+@pytest.fixture(scope="module")
+def installed(kubectl: Callable[..., Any]) -> None:
+    proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
+                   "-f", str(MANIFESTS / "namespace-restricted.yaml"), "-f", str(MANIFESTS / "rbac.yaml"))
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture
+def bound(kubectl: Callable[..., Any], namespace: str, installed: None) -> str:
+    for user, role in (("alice", "recall-approver"), ("carol", "recall-viewer")):
+        proc = kubectl("create", "rolebinding", f"{role}-{user}", f"--clusterrole={role}", f"--user={user}",
+                       "-n", namespace)
+        assert proc.returncode == 0, proc.stderr
+    return namespace
+
+
+def can_i(kubectl: Callable[..., Any], who: str, verb: str, resource: str, ns: str) -> bool:
+    proc = kubectl("auth", "can-i", verb, resource, "-n", ns, as_user=who)
+    answer = proc.stdout.strip()
+    assert answer in ("yes", "no"), f"can-i {verb} {resource} as {who}: {proc.stdout}{proc.stderr}"
+    return answer == "yes"
+
+
+def test_least_privilege(kubectl: Callable[..., Any], bound: str) -> None:
+    wrong = []
+    denials = 0
+    for who, verb, resource, allowed in CASES:
+        got = can_i(kubectl, who, verb, resource, bound)
+        if got != allowed:
+            wrong.append(f"{who} {verb} {resource}: {'allowed' if got else 'denied'}, expected the opposite")
+        denials += not got and not allowed
+    # Cluster-wide for the operator: it watches every namespace, not just one.
+    assert can_i(kubectl, OPERATOR, "watch", "incidents.recall.dev", "kube-system")
+    assert not can_i(kubectl, OPERATOR, "get", "secrets", "recall-system")
+    assert not can_i(kubectl, "alice", "create", "approvals.recall.dev", "default"), "alice is an approver only here"
+    denials += 2
+    assert not wrong, "\n".join(wrong)
+    print(f"\nrbac: {denials} denials proven, {sum(c[3] for c in CASES) + 1} grants checked")
+    assert denials >= 30
+
+
+def test_the_approver_really_is_refused(kubectl: Callable[..., Any], bound: str) -> None:
+    """can-i is a question; ask the API server for real once."""
+    inc = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "x", "namespace": bound},
+           "spec": {"service": "checkout", "title": "down"}}
+    proc = kubectl("create", "-f", "-", input=json.dumps(inc), as_user="alice")
+    assert proc.returncode != 0 and "forbidden" in proc.stderr, proc.stderr
+    proc = kubectl("get", "secrets", "-n", bound, as_user=OPERATOR)
+    assert proc.returncode != 0 and "forbidden" in proc.stderr, proc.stderr
+
+
+def pod_of(manifest: dict[str, Any], name: str) -> dict[str, Any]:
+    template = manifest["spec"]["template"]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "recall-incidents"},
+            "spec": template["spec"]}
+
+
+def test_runbook_pods_pass_the_restricted_profile(kubectl: Callable[..., Any], installed: None) -> None:
+    step = {"name": "restart", "image": "busybox:1.36", "command": ["true"], "risk": "low"}
+    manifest = jobkit.job_manifest("inc-1", "recall-incidents", "uid-1", step, "run", 1, {})
+    ok = kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(pod_of(manifest, "step-ok")))
+    assert ok.returncode == 0, ok.stderr
+
+    bad = pod_of(manifest, "step-root")
+    bad["spec"]["securityContext"] = {"runAsUser": 0}
+    bad["spec"]["containers"][0]["securityContext"] = {"privileged": True}
+    proc = kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(bad))
+    assert proc.returncode != 0 and 'violates PodSecurity "restricted' in proc.stderr, proc.stderr
