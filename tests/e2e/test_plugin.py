@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from recall_operator import metrics
 from recall_operator.demo import Step, apply, incident_status, load_history, wait_for
 from recall_operator.kube import jobs as jobkit
 from recall_operator.plugin import approval_name
@@ -110,6 +111,10 @@ def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: An
     assert "no Incident 'inc-nope'" in missing.stderr and "inc-now" in missing.stderr
 
     # approve: an Approval for exactly the recommended hash, signed by the current user.
+    def accepted() -> float:  # the operator runs in this process (KopfRunner): its metrics are these
+        return metrics.REGISTRY.get_sample_value("recall_approvals_total", {"decision": "accepted"}) or 0.0
+
+    accepted_before = accepted()
     approve = recall("approve", "inc-now", "-n", namespace, "--reason", "dry-run is clean", "--wait", "60")
     assert approve.returncode == 0, approve.stdout + approve.stderr
     assert rec["planHash"] in approve.stdout
@@ -124,6 +129,7 @@ def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: An
     assert body["spec"]["approver"] == user and body["spec"]["decision"] == "approve"
     assert body["spec"]["incident"] == "inc-now" and body["spec"]["reason"] == "dry-run is clean"
     assert "operator: Accepted" in approve.stdout
+    assert accepted() == accepted_before + 1
 
     # resolve: spec.resolution, exactly as given.
     resolve = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "hot keys again",
