@@ -6,9 +6,12 @@ names the variable, rather than running with a silently different policy.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import dataclass, fields
+from datetime import timedelta
 
+from recall_operator.domain.approval_rules import ApprovalSettings
 from recall_operator.domain.recommend import Settings
 from recall_operator.domain.similarity import Weights
 
@@ -46,4 +49,64 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         novel_bar=round(_number(env, "RECALL_NOVEL_BAR", defaults.novel_bar, 0, 100)),
         actionable_bar=round(_number(env, "RECALL_ACTIONABLE_BAR", defaults.actionable_bar, 0, 100)),
         weights=weights,
+    )
+
+
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off"})
+# A ServiceAccount name is a DNS-1123 subdomain.
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# A year: far beyond any sensible expiry, but finite (a timedelta must be).
+_MAX_EXPIRY_MINUTES = 366 * 24 * 60
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    word = raw.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ConfigError(f"{name}={raw!r} is not true or false")
+
+
+def approval_settings_from_env(env: Mapping[str, str]) -> ApprovalSettings:
+    """Four-eyes and expiry: RECALL_FOUR_EYES (true/false), RECALL_APPROVAL_EXPIRY_MINUTES (0: never expires).
+
+    The approvers each risk needs are not configurable here; they keep ApprovalSettings' defaults.
+    """
+    defaults = ApprovalSettings()
+    default_minutes = defaults.approval_ttl.total_seconds() / 60 if defaults.approval_ttl else 0.0
+    minutes = _number(env, "RECALL_APPROVAL_EXPIRY_MINUTES", default_minutes, 0, _MAX_EXPIRY_MINUTES)
+    return ApprovalSettings(
+        four_eyes=_flag(env, "RECALL_FOUR_EYES", defaults.four_eyes),
+        approval_ttl=timedelta(minutes=minutes) if minutes > 0 else None,
+        approvers_required=dict(defaults.approvers_required),
+    )
+
+
+DEFAULT_EXECUTOR_SERVICE_ACCOUNT = "recall-runbook-executor"
+
+
+@dataclass(frozen=True)
+class ExecutionSettings:
+    # Dry-run an actionable plan's read-only steps as soon as it is recommended.
+    # Off: the dry-run starts when an approval is accepted, and the run follows
+    # only when every dry-run succeeded.
+    auto_dry_run: bool = True
+    # The ServiceAccount the step Jobs run as.
+    executor_service_account: str = DEFAULT_EXECUTOR_SERVICE_ACCOUNT
+
+
+def execution_settings_from_env(env: Mapping[str, str]) -> ExecutionSettings:
+    """RECALL_AUTO_DRY_RUN (true/false) and RECALL_EXECUTOR_SERVICE_ACCOUNT (a ServiceAccount name)."""
+    defaults = ExecutionSettings()
+    account = (env.get("RECALL_EXECUTOR_SERVICE_ACCOUNT") or "").strip() or defaults.executor_service_account
+    if len(account) > 253 or not _DNS_SUBDOMAIN.match(account):
+        raise ConfigError(f"RECALL_EXECUTOR_SERVICE_ACCOUNT={account!r} is not a ServiceAccount name")
+    return ExecutionSettings(
+        auto_dry_run=_flag(env, "RECALL_AUTO_DRY_RUN", defaults.auto_dry_run),
+        executor_service_account=account,
     )

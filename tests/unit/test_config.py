@@ -30,3 +30,58 @@ def test_bars_and_weights_are_read() -> None:
 def test_wrong_values_are_refused_with_the_variable_named(env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
         settings_from_env(env)
+
+
+# -- approval and execution policy ---------------------------------------------
+
+from datetime import timedelta  # noqa: E402
+
+from recall_operator.config import (  # noqa: E402
+    ExecutionSettings,
+    approval_settings_from_env,
+    execution_settings_from_env,
+)
+from recall_operator.domain.approval_rules import ApprovalSettings  # noqa: E402
+
+
+def test_approval_defaults_when_nothing_is_set() -> None:
+    assert approval_settings_from_env({}) == ApprovalSettings()
+    assert execution_settings_from_env({}) == ExecutionSettings()
+
+
+def test_the_values_the_chart_renders_are_read() -> None:
+    # The chart quotes booleans and numbers: "true", "false", "60".
+    a = approval_settings_from_env({"RECALL_FOUR_EYES": "false", "RECALL_APPROVAL_EXPIRY_MINUTES": "60"})
+    assert (a.four_eyes, a.approval_ttl) == (False, timedelta(minutes=60))
+    assert approval_settings_from_env({"RECALL_FOUR_EYES": "true"}).four_eyes is True
+    assert approval_settings_from_env({"RECALL_APPROVAL_EXPIRY_MINUTES": "0.05"}).approval_ttl == timedelta(seconds=3)
+    assert approval_settings_from_env({"RECALL_APPROVAL_EXPIRY_MINUTES": "0"}).approval_ttl is None  # never expires
+    e = execution_settings_from_env({"RECALL_AUTO_DRY_RUN": "false", "RECALL_EXECUTOR_SERVICE_ACCOUNT": "runner-x"})
+    assert (e.auto_dry_run, e.executor_service_account) == (False, "runner-x")
+    assert execution_settings_from_env({"RECALL_AUTO_DRY_RUN": "true"}).auto_dry_run is True
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RECALL_FOUR_EYES": "maybe"}, "RECALL_FOUR_EYES='maybe' is not true or false"),
+        ({"RECALL_APPROVAL_EXPIRY_MINUTES": "an hour"}, "RECALL_APPROVAL_EXPIRY_MINUTES='an hour' is not a number"),
+        ({"RECALL_APPROVAL_EXPIRY_MINUTES": "-5"}, "RECALL_APPROVAL_EXPIRY_MINUTES=-5 is outside"),
+        ({"RECALL_APPROVAL_EXPIRY_MINUTES": "inf"}, "RECALL_APPROVAL_EXPIRY_MINUTES=inf is outside"),
+    ],
+)
+def test_wrong_approval_values_are_refused_with_the_variable_named(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        approval_settings_from_env(env)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RECALL_AUTO_DRY_RUN": "sometimes"}, "RECALL_AUTO_DRY_RUN='sometimes' is not true or false"),
+        ({"RECALL_EXECUTOR_SERVICE_ACCOUNT": "Runner_X"}, "RECALL_EXECUTOR_SERVICE_ACCOUNT='Runner_X' is not a"),
+    ],
+)
+def test_wrong_execution_values_are_refused_with_the_variable_named(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        execution_settings_from_env(env)

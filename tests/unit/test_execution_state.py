@@ -165,3 +165,100 @@ def test_rejection_mid_run_marks_it_stopped():
     v = m.judge_approval("rj-1", approval(decision="reject", reason="too risky", approver="bob"), REC, running)
     assert v.state == "Rejected" and v.execution["stopped"] is True and v.execution["state"] == "Running"
     assert "too risky" in v.reason
+
+
+# -- the approval rules applied by judge_approval ----------------------------
+
+from datetime import datetime, timedelta, timezone  # noqa: E402
+
+from recall_operator.domain.approval_rules import ApprovalSettings  # noqa: E402
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+CRITICAL_REC = {**REC, "steps": [{**STEPS[0], "risk": "low"}, {**STEPS[1], "risk": "critical"}]}
+
+
+def incident(opener="alice"):
+    return {"metadata": {"name": "inc", "annotations": {"recall.dev/opened-by": opener} if opener else {}}}
+
+
+def approval_obj(name, approver="bob", decision="approve", plan=REC["planHash"], age_minutes=1.0, state=None):
+    obj = {"metadata": {"name": name, "creationTimestamp": (NOW - timedelta(minutes=age_minutes)).isoformat()},
+           "spec": approval(decision=decision, plan=plan, approver=approver)}
+    if state is not None:
+        obj["status"] = {"state": state}
+    return obj
+
+
+def judge(obj, rec=REC, execution=None, others=(), opener="alice", settings=None):
+    policy = m.Policy(obj, incident(opener), list(others), NOW, settings or ApprovalSettings())
+    return m.judge_approval(obj["metadata"]["name"], obj["spec"], rec, execution, policy)
+
+
+def test_four_eyes_refuses_the_opener_and_starts_nothing():
+    v = judge(approval_obj("ap-1", approver="alice"))
+    assert (v.state, v.execution) == ("Refused", None) and "four-eyes" in v.reason
+    # the same Approval with four-eyes off, or by another person, starts the run
+    assert judge(approval_obj("ap-1", approver="alice"), settings=ApprovalSettings(four_eyes=False)).state == "Accepted"
+    assert judge(approval_obj("ap-1", approver="bob")).state == "Accepted"
+
+
+def test_an_incident_opened_by_automation_has_no_opener_to_refuse():
+    assert judge(approval_obj("ap-1", approver="alice"), opener=None).state == "Accepted"
+
+
+def test_expired_approval_is_expired_and_starts_nothing():
+    v = judge(approval_obj("ap-1", age_minutes=61))
+    assert (v.state, v.execution) == ("Expired", None), v.reason
+    assert judge(approval_obj("ap-1", age_minutes=61), settings=ApprovalSettings(approval_ttl=None)).state == "Accepted"
+
+
+def test_critical_plan_waits_for_a_second_distinct_approver_then_records_both():
+    first = approval_obj("ap-1", approver="bob")
+    v1 = judge(first, rec=CRITICAL_REC, others=[first])  # the list from the API includes the Approval itself
+    assert (v1.state, v1.execution) == ("Pending", None) and "needs 2 distinct approvers" in v1.reason
+    pending = approval_obj("ap-1", approver="bob", state="Pending")
+    again = approval_obj("ap-2", approver="bob")
+    assert judge(again, rec=CRITICAL_REC, others=[pending, again]).state == "Pending"  # same person twice is one
+    opener = approval_obj("ap-3", approver="alice")
+    assert judge(opener, rec=CRITICAL_REC, others=[pending, opener]).state == "Refused"  # the opener never counts
+    second = approval_obj("ap-4", approver="carol")
+    v2 = judge(second, rec=CRITICAL_REC, others=[pending, second])
+    assert v2.state == "Accepted", v2.reason
+    assert v2.execution["approvedBy"] == "bob,carol" and sorted(v2.execution["approvals"]) == ["ap-1", "ap-4"]
+    # the counted Pending Approval, judged again (a restart), is Accepted and starts nothing new
+    again = judge(pending, rec=CRITICAL_REC, execution=v2.execution, others=[pending, second])
+    assert (again.state, again.execution) == ("Accepted", None)
+
+
+def test_expired_or_consumed_approvals_do_not_count_towards_a_second_approver():
+    second = approval_obj("ap-2", approver="carol")
+    stale = approval_obj("ap-1", approver="bob", age_minutes=90, state="Pending")
+    assert judge(second, rec=CRITICAL_REC, others=[stale, second]).state == "Pending"
+    used = approval_obj("ap-1", approver="bob", state="Accepted")  # consumed by an earlier run of this plan
+    finished = {"planHash": REC["planHash"], "approval": "ap-0", "approvals": ["ap-0", "ap-1"], "state": "RolledBack",
+                "attempt": 1}
+    assert judge(second, rec=CRITICAL_REC, execution=finished, others=[used, second]).state == "Pending"
+
+
+def test_a_rejection_of_the_plan_stops_a_later_approval():
+    rejection = approval_obj("rj-1", approver="dave", decision="reject", state="Rejected")
+    v = judge(approval_obj("ap-1"), others=[rejection])
+    assert (v.state, v.execution) == ("Refused", None) and "rejected" in v.reason
+
+
+def test_the_rules_do_not_change_superseded_or_non_actionable_verdicts():
+    old = approval_obj("ap-1", plan="cccc3333dddd4444")
+    assert judge(old).state == "Superseded"
+    assert judge(approval_obj("ap-1", approver="alice"), rec={**REC, "mode": "advisory"}).state == "Refused"
+    running = {"planHash": REC["planHash"], "approval": "other", "state": "Running", "attempt": 1}
+    v = judge(approval_obj("ap-1"), execution=running)
+    assert v.state == "Refused" and "already executing" in v.reason
+
+
+@pytest.mark.parametrize(
+    "risks,worst",
+    [([], None), (["low"], "low"), (["low", "high", "medium"], "high"), (["critical", "low"], "critical"),
+     ([None], "medium"), (["apocalyptic"], "critical")],
+)
+def test_plan_risk_is_the_riskiest_step(risks, worst):
+    assert m.plan_risk([{"name": str(i), "risk": r} for i, r in enumerate(risks)]) == worst

@@ -19,13 +19,25 @@ Rules:
   takes over.
 - a rejection stops the execution: no new step starts; a Job already running
   is left to finish (killing a step mid-change is worse than letting it end).
+
+Approval policy (domain.approval_rules, applied by `judge_approval` when it is
+given the policy inputs): four-eyes, the number of distinct approvers the
+plan's riskiest step needs, and expiry. An Approval that fails four-eyes is
+Refused, an expired one Expired, one that is valid but alone where the plan
+needs more approvers Pending; none of them starts anything. The Approval that
+completes the count starts the run and the execution records every approver
+it counted. Approvals already consumed by an earlier run (state Accepted) or
+judged invalid do not count again: a re-run of the same plan needs fresh ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Literal
+
+from recall_operator.domain.approval_rules import ApprovalSettings, check_approval, opened_by
 
 JobState = Literal["running", "succeeded", "failed"]
 Phase = Literal["dryrun", "run", "rollback"]
@@ -161,9 +173,84 @@ def _rollback(
     return RunDecision(ROLLED_BACK, None, f"step {failed} failed; completed steps rolled back", run_view, rollbacks)
 
 
+RISK_ORDER = ("low", "medium", "high", "critical")
+# Approval states that may still count towards a plan: not yet judged (being
+# judged now, or created while the operator was down) or waiting for more approvers.
+COUNTABLE_STATES = frozenset({"", "Pending"})
+
+
+def plan_risk(steps: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """The riskiest step's risk; an unknown risk word counts as critical (fail safe)."""
+    worst: str | None = None
+    for step in steps or []:
+        risk = str(step.get("risk") or "medium").lower()
+        rank = RISK_ORDER.index(risk) if risk in RISK_ORDER else len(RISK_ORDER) - 1
+        if worst is None or rank > RISK_ORDER.index(worst):
+            worst = RISK_ORDER[rank]
+    return worst
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the approval rules need besides the Approval itself."""
+
+    approval: Mapping[str, Any]  # the Approval object (metadata.creationTimestamp is its age)
+    incident: Mapping[str, Any]  # for its admission-checked opener
+    others: Sequence[Mapping[str, Any]]  # the incident's other Approval objects, any plan, with status
+    now: datetime
+    settings: ApprovalSettings
+
+
+def _approval_name(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def _counting(policy: Policy, own: str) -> list[Mapping[str, Any]]:
+    """Other Approvals that may count: rejections always, approvals only when not consumed or refused."""
+    out = []
+    for o in policy.others:
+        if _approval_name(o) == own:
+            continue
+        if (o.get("spec") or {}).get("decision") == "reject":
+            out.append(o)
+        elif str((o.get("status") or {}).get("state") or "") in COUNTABLE_STATES:
+            out.append(o)
+    return out
+
+
+def _policy_verdict(own: str, policy: Policy, risk: str | None) -> tuple[str, str, list[tuple[str, str]]]:
+    """(state, reason, counted [(approval name, approver)]) under the approval rules.
+
+    The state is told apart by asking the same rules narrower questions, never by
+    reading the reason text: alone and without expiry (four-eyes), alone with
+    expiry (expired), with the others but needing one approver (a rejection).
+    """
+    opener = opened_by(policy.incident)
+    s = policy.settings
+    others = _counting(policy, own)
+    full = check_approval(policy.approval, opener, risk, others, policy.now, s)
+    counted = [(own, str((policy.approval.get("spec") or {}).get("approver") or ""))]
+    if full.accepted:
+        plan = (policy.approval.get("spec") or {}).get("planHash")
+        for o in others:
+            ospec = o.get("spec") or {}
+            if ospec.get("planHash") != plan or ospec.get("decision") != "approve":
+                continue
+            if check_approval(o, opener, None, [], policy.now, s).accepted:
+                counted.append((_approval_name(o), str(ospec.get("approver"))))
+        return "Accepted", full.reason, counted
+    if not check_approval(policy.approval, opener, None, [], policy.now, replace(s, approval_ttl=None)).accepted:
+        return "Refused", full.reason, []  # four-eyes, or a malformed Approval
+    if not check_approval(policy.approval, None, None, [], policy.now, s).accepted:
+        return "Expired", full.reason, []
+    if check_approval(policy.approval, opener, None, others, policy.now, s).accepted:
+        return "Pending", full.reason, []  # valid, but the plan's risk needs more distinct approvers
+    return "Refused", full.reason, []  # someone rejected this plan
+
+
 @dataclass(frozen=True)
 class ApprovalVerdict:
-    state: Literal["Accepted", "Rejected", "Refused", "Superseded"]
+    state: Literal["Accepted", "Rejected", "Refused", "Superseded", "Pending", "Expired"]
     reason: str
     execution: dict[str, Any] | None  # the new status.execution to record, or None to leave it as is
 
@@ -173,8 +260,13 @@ def judge_approval(
     spec: Mapping[str, Any],
     recommendation: Mapping[str, Any] | None,
     execution: Mapping[str, Any] | None,
+    policy: Policy | None = None,
 ) -> ApprovalVerdict:
     """What an Approval means for the Incident, given what its status holds now.
+
+    With `policy`, an approval must also pass the approval rules (four-eyes,
+    distinct approvers per risk, expiry) before it starts a run; without it
+    (the rules not asked for) any approval of the current actionable plan does.
 
     Idempotent: judging the same Approval again (an operator restart) gives
     the same verdict and no new execution.
@@ -206,8 +298,8 @@ def judge_approval(
     if mode != "actionable":
         return ApprovalVerdict("Refused", f"the recommendation is {mode}: only an actionable plan can be executed", None)
     if same_plan:
-        if execution.get("approval") == approval_name:
-            return ApprovalVerdict("Accepted", f"plan {current} approved by {approver}", None)
+        if execution.get("approval") == approval_name or approval_name in (execution.get("approvals") or []):
+            return ApprovalVerdict("Accepted", f"plan {current} approved by {execution.get('approvedBy')}", None)
         if execution.get("stopped"):
             return ApprovalVerdict(
                 "Refused", f"plan {current} was rejected by {execution.get('rejectedBy')}; a new plan is needed", None
@@ -220,15 +312,25 @@ def judge_approval(
         return ApprovalVerdict(
             "Refused", f"plan {execution.get('planHash')} is still executing; wait for it to finish", None
         )
+    approvals = [approval_name]
+    approved_by = approver
+    reason = f"plan {current} approved by {approver}"
+    if policy is not None:
+        state, reason, counted = _policy_verdict(approval_name, policy, plan_risk(rec.get("steps")))
+        if state != "Accepted":
+            return ApprovalVerdict(state, reason, None)  # type: ignore[arg-type]
+        approvals = [name for name, _who in counted]
+        approved_by = ",".join(sorted({who for _name, who in counted}))
     # A new run: a fresh attempt number gives fresh Job names, so a re-run after
     # a failure never collides with (or adopts) the Jobs of the earlier run.
     new_exec = {
         "planHash": current,
         "approval": approval_name,
-        "approvedBy": approver,
+        "approvals": approvals,
+        "approvedBy": approved_by,
         "attempt": int(execution.get("attempt", 0)) + 1,
         "state": RUNNING,
         "steps": [],
         "rollbacks": [],
     }
-    return ApprovalVerdict("Accepted", f"plan {current} approved by {approver}", new_exec)
+    return ApprovalVerdict("Accepted", reason, new_exec)

@@ -5,6 +5,19 @@ Level-based: every Incident event, Job event and Approval leads to one
 deterministic names), asks the pure state machine what to do next, does it,
 and records the result in status. Nothing is kept in memory between calls,
 so a restarted operator resumes where the Jobs say it was.
+
+Policy, read from the environment once per operator start (`execution_startup`;
+a wrong value stops start-up with the variable named):
+
+- Approvals are judged with the approval rules (domain.approval_rules):
+  RECALL_FOUR_EYES, RECALL_APPROVAL_EXPIRY_MINUTES, and two distinct approvers
+  for a plan whose riskiest step is critical. A valid Approval that is not yet
+  enough is Pending; the one that completes the count starts the run, and the
+  Pending Approvals it counted are marked Accepted too.
+- RECALL_AUTO_DRY_RUN=false: nothing is dry-run when a plan is recommended;
+  the dry-run starts when an Approval is accepted (the execution exists), and
+  the run follows only after every dry-run succeeded, as it always does.
+- RECALL_EXECUTOR_SERVICE_ACCOUNT: the ServiceAccount of every step Job.
 """
 
 from __future__ import annotations
@@ -21,6 +34,8 @@ from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
+from recall_operator.config import ExecutionSettings, approval_settings_from_env, execution_settings_from_env
+from recall_operator.domain.approval_rules import ApprovalSettings
 from recall_operator.domain import execution as machine
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
@@ -34,6 +49,22 @@ NO_LOG = "no log available"
 _api_lock = threading.Lock()
 _api: k8s.ApiClient | None = None
 _incident_locks: dict[tuple[str, str], threading.Lock] = {}
+_policy: tuple[ApprovalSettings, ExecutionSettings] | None = None
+
+
+def load_policy(env: Mapping[str, str] | None = None) -> tuple[ApprovalSettings, ExecutionSettings]:
+    """Read the approval and execution policy (raises ConfigError naming a wrong variable) and keep it."""
+    global _policy
+    env = os.environ if env is None else env
+    policy = (approval_settings_from_env(env), execution_settings_from_env(env))
+    with _api_lock:
+        _policy = policy
+    return policy
+
+
+def _settings() -> tuple[ApprovalSettings, ExecutionSettings]:
+    # Set at start-up; read here only if a handler runs without the start-up handler.
+    return _policy if _policy is not None else load_policy()
 
 
 def _client() -> k8s.ApiClient:
@@ -220,11 +251,14 @@ def _advance_once(namespace: str, name: str) -> bool:
     new_status: dict[str, Any] = {}
     events: list[tuple[str, str, bool]] = []
 
-    # (a) dry-run, automatic for an actionable plan whose Runbook still gives that plan
+    # (a) dry-run of an actionable plan whose Runbook still gives that plan: at
+    # once with auto dry-run, else once an Approval of this plan was accepted
+    _, exec_settings = _settings()
+    account = exec_settings.executor_service_account
     dry = dict(status.get("dryRun") or {})
     dry_decision = None
     plan_ok = built_hash is not None and built_hash == plan_hash
-    if rec.get("mode") == "actionable" and plan_ok:
+    if rec.get("mode") == "actionable" and plan_ok and _dry_run_wanted(exec_settings, dry, execution, plan_hash):
         if dry.get("planHash") != plan_hash:
             # Record the intent (plan, attempt) before creating Jobs, so a restart
             # in between looks for these exact Job names instead of new ones.
@@ -236,7 +270,8 @@ def _advance_once(namespace: str, name: str) -> bool:
         dry_decision = machine.dry_run(steps, observed)
         for c in dry_decision.create:
             step = next(s for s in steps if s["name"] == c.step)
-            if _create_job(jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params, plan_hash=plan_hash)):
+            if _create_job(jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params,
+                                               service_account=account, plan_hash=plan_hash)):
                 events.append(("DryRunStarted", f"dry-run of step {c.step} started", False))
         old = {s.get("name"): s for s in dry.get("steps") or []}
         view = []
@@ -279,7 +314,7 @@ def _advance_once(namespace: str, name: str) -> bool:
                     and (incident["metadata"].get("annotations") or {}).get(SIMULATE_FAIL_ANNOTATION) == step["name"]):
                 fail = "fail"
             manifest = jobkit.job_manifest(name, namespace, uid, step, decision.create.phase, attempt, params,
-                                           fail_label=fail, plan_hash=plan_hash)
+                                           service_account=account, fail_label=fail, plan_hash=plan_hash)
             if _create_job(manifest):
                 verb = "rollback of step" if decision.create.phase == "rollback" else "step"
                 events.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
@@ -315,6 +350,13 @@ def _advance_once(namespace: str, name: str) -> bool:
     for reason, message, warning in events:
         _event(incident, reason, message, warning)
     return True
+
+
+def _dry_run_wanted(exec_settings: ExecutionSettings, dry: Mapping[str, Any], execution: Mapping[str, Any],
+                    plan_hash: str | None) -> bool:
+    if exec_settings.auto_dry_run or dry.get("planHash") == plan_hash:
+        return True  # automatic, or already started for this plan: follow it to the end
+    return bool(execution.get("planHash") == plan_hash and execution.get("approval") and not execution.get("stopped"))
 
 
 def _strip(conditions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -364,11 +406,35 @@ def job_event(type: str | None, meta: Mapping[str, Any], namespace: str, **_: An
     advance(namespace, incident)
 
 
+def _list_approvals(namespace: str, incident: str) -> list[dict[str, Any]]:
+    items = k8s.CustomObjectsApi(_client()).list_namespaced_custom_object(GROUP, VERSION, namespace, "approvals")
+    return [a for a in items.get("items") or [] if (a.get("spec") or {}).get("incident") == incident]
+
+
+def _mark_counted(namespace: str, names: list[str], own: str, approvals: list[dict[str, Any]], reason: str) -> None:
+    """The Pending Approvals this run counted are Accepted now (best effort: the execution records them all)."""
+    by_name = {(a.get("metadata") or {}).get("name"): a for a in approvals}
+    for other in names:
+        if other == own or ((by_name.get(other) or {}).get("status") or {}).get("state") != "Pending":
+            continue
+        try:
+            k8s.CustomObjectsApi(_client()).patch_namespaced_custom_object_status(
+                GROUP, VERSION, namespace, "approvals", other,
+                {"status": {"state": "Accepted", "reason": f"{reason} (counted when {own} arrived)"}},
+            )
+            metrics.approval("Accepted")  # metrics
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+
+
 def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
-                     patch: kopf.Patch, **_: Any) -> None:
+                     patch: kopf.Patch, body: Mapping[str, Any], **_: Any) -> None:
     if status.get("state"):
         return  # judged already; an Approval is immutable, so the verdict is too
     incident_name = spec["incident"]
+    approval_settings, _exec = _settings()
+    approval = {"metadata": dict(body.get("metadata") or {}), "spec": dict(spec)}
     with _lock(namespace, incident_name):
         for _try in range(5):
             incident = _get_incident(namespace, incident_name)
@@ -378,7 +444,9 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
                 metrics.approval("Refused")  # metrics
                 return
             st = incident.get("status") or {}
-            verdict = machine.judge_approval(name, spec, st.get("recommendation"), st.get("execution"))
+            others = _list_approvals(namespace, incident_name)
+            policy = machine.Policy(approval, incident, others, _now(), approval_settings)
+            verdict = machine.judge_approval(name, spec, st.get("recommendation"), st.get("execution"), policy)
             if verdict.execution is None or _patch_status(
                 namespace, incident_name, {"execution": _replacing(st.get("execution") or {}, verdict.execution)},
                 incident["metadata"]["resourceVersion"],
@@ -386,12 +454,26 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
                 break
         else:
             raise kopf.TemporaryError("the incident kept changing; judging the approval again", delay=2)
+        if verdict.execution is not None:
+            _mark_counted(namespace, verdict.execution.get("approvals") or [], name, others, verdict.reason)
     patch.status["state"] = verdict.state
     patch.status["reason"] = verdict.reason
     metrics.approval(verdict.state)  # metrics
-    _event(incident, f"Approval{verdict.state}", f"approval {name}: {verdict.reason}", verdict.state != "Accepted")
+    _event(incident, f"Approval{verdict.state}", f"approval {name}: {verdict.reason}",
+           verdict.state not in ("Accepted", "Pending"))
     if verdict.execution is not None:
         advance(namespace, incident_name)
+
+
+def execution_startup(logger: Any, **_: Any) -> None:
+    # A wrong policy value stops start-up here, with the variable named.
+    approval_settings, exec_settings = load_policy()
+    logger.info(
+        f"approval policy: four-eyes {'on' if approval_settings.four_eyes else 'off'}, "
+        f"approvals expire after {approval_settings.approval_ttl or 'never'}; "
+        f"auto dry-run {'on' if exec_settings.auto_dry_run else 'off'}; "
+        f"step Jobs run as {exec_settings.executor_service_account}"
+    )
 
 
 RESYNC_SECONDS = 5.0
@@ -403,6 +485,9 @@ def in_progress(status: Mapping[str, Any], **_: Any) -> bool:
     dry = status.get("dryRun") or {}
     ex = status.get("execution") or {}
     dry_pending = rec.get("mode") == "actionable" and (dry.get("planHash") != rec.get("planHash") or not dry.get("done"))
+    if dry_pending and not _settings()[1].auto_dry_run:
+        dry_pending = dry.get("planHash") == rec.get("planHash") or (
+            ex.get("planHash") == rec.get("planHash") and bool(ex.get("approval")) and not ex.get("stopped"))
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
 
 
@@ -418,6 +503,7 @@ def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
     A function rather than bare decorators so a test can run these handlers
     alone in a registry of their own, whatever else the test process imported.
     """
+    kopf.on.startup(registry=registry, errors=kopf.ErrorsMode.PERMANENT)(execution_startup)
     kopf.on.event(GROUP, VERSION, "incidents", registry=registry)(incident_event)
     kopf.on.event("batch", "v1", "jobs", labels={jobkit.LABEL_INCIDENT: kopf.PRESENT}, registry=registry)(job_event)
     kopf.timer(GROUP, VERSION, "incidents", interval=RESYNC_SECONDS, when=in_progress, registry=registry)(incident_resync)

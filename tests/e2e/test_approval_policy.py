@@ -1,0 +1,245 @@
+"""The approval rules end to end: four-eyes, two approvers for a critical plan,
+expiry, and the execution policy (auto dry-run off, the executor ServiceAccount),
+with the operator's execution handlers (Kopf) against the real API server and
+Jobs run by the controller manager and kwok.
+
+The admission policies are not installed in the test cluster, so the test (as
+admin) sets the Incident's `recall.dev/opened-by` annotation and the
+Approvals' approvers itself; the operator trusts them as admission would make
+them. The recommendation is written into the Incident's status directly, built
+with `build_plan` from a Runbook created here, as in test_execution.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+import kopf
+import pytest
+from kopf.testing import KopfRunner
+
+from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
+from recall_operator.domain.plan import build_plan
+from recall_operator.handlers import configure_settings
+from recall_operator.handlers import execution as execution_handlers
+from recall_operator.kube import jobs as jobkit
+
+pytestmark = pytest.mark.integration
+
+DEADLINE = 180.0
+INCIDENT = "inc-payments-stuck"
+OPENER = "alice"
+INCIDENT_SPEC = {"service": "payments", "title": "payments queue stuck", "severity": "critical",
+                 "symptoms": ["queue-backlog"]}
+
+
+def runbook(risk: str) -> dict[str, Any]:
+    return {
+        "title": "drain and restart payments",
+        "services": ["payments"],
+        "steps": [
+            {"name": "inspect", "image": "tools:1", "command": ["queue", "stats", "$(SERVICE)"],
+             "dryRunCommand": ["queue", "stats", "$(SERVICE)"], "risk": "low", "estimatedSeconds": 5},
+            {"name": "drain", "image": "tools:1", "command": ["queue", "drain", "$(SERVICE)"],
+             "dryRunCommand": ["queue", "drain", "--dry-run", "$(SERVICE)"],
+             "rollbackCommand": ["queue", "refill", "$(SERVICE)"], "risk": risk, "estimatedSeconds": 5},
+        ],
+    }
+
+
+def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE) -> Any:
+    end = time.monotonic() + deadline
+    last: Any = None
+    while time.monotonic() < end:
+        last = probe()
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
+
+
+class Env:
+    def __init__(self, kubectl: Callable[..., Any], namespace: str) -> None:
+        self.kubectl, self.ns = kubectl, namespace
+
+    def apply(self, obj: dict[str, Any]) -> None:
+        obj.setdefault("metadata", {})["namespace"] = self.ns
+        self.kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
+
+    def get(self, kind: str, name: str) -> dict[str, Any]:
+        proc = self.kubectl("get", kind, name, "-n", self.ns, "-o", "json")
+        return json.loads(proc.stdout) if proc.returncode == 0 else {}
+
+    def jobs(self, phase: str | None = None) -> list[dict[str, Any]]:
+        sel = f"{jobkit.LABEL_INCIDENT}={INCIDENT}" + (f",{jobkit.LABEL_PHASE}={phase}" if phase else "")
+        out = self.kubectl("get", "jobs", "-n", self.ns, "-l", sel, "-o", "json", check=True).stdout
+        return json.loads(out)["items"]
+
+    def status(self, key: str) -> dict[str, Any]:
+        return (self.get("incidents.recall.dev", INCIDENT).get("status") or {}).get(key) or {}
+
+    def setup(self, risk: str = "medium", service_account: str = jobkit.DEFAULT_SERVICE_ACCOUNT) -> str:
+        """Runbook, an Incident opened by OPENER, the runner's ServiceAccount and a recommendation; returns its planHash."""
+        self.kubectl("create", "serviceaccount", service_account, "-n", self.ns, check=True)
+        rb = runbook(risk)
+        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "payments-drain"},
+                    "spec": rb})
+        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                    "metadata": {"name": INCIDENT, "annotations": {"recall.dev/opened-by": OPENER}},
+                    "spec": INCIDENT_SPEC})
+        plan = build_plan(IncidentSpec.model_validate(INCIDENT_SPEC),
+                          Runbook(name="payments-drain", spec=RunbookSpec.model_validate(rb)))
+        rec = {"mode": "actionable", "runbook": "payments-drain", "planHash": plan.plan_hash, "similarity": 85,
+               "actionability": 80, "steps": [s.as_status() for s in plan.steps]}
+        self.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", self.ns, "--subresource=status",
+                     "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
+        return plan.plan_hash
+
+    def approve(self, name: str, plan_hash: str, approver: str) -> None:
+        spec = {"incident": INCIDENT, "planHash": plan_hash, "decision": "approve", "approver": approver}
+        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": name}, "spec": spec})
+
+    def approval(self, name: str) -> dict[str, Any]:
+        return self.get("approvals.recall.dev", name)
+
+    def judged(self, name: str) -> dict[str, Any]:
+        return wait_for(f"approval {name} judged", lambda: (self.approval(name).get("status") or {}).get("state")
+                        and self.approval(name)["status"])
+
+    def dry_run_done(self, plan_hash: str) -> dict[str, Any] | None:
+        dry = self.status("dryRun")
+        return dry if dry.get("planHash") == plan_hash and dry.get("done") else None
+
+
+def run_operator(namespace: str, reraise: bool = True) -> KopfRunner:
+    # Only the execution handlers, in a registry of their own (as in test_execution.py);
+    # their start-up handler reads the policy from the environment the test set.
+    registry = execution_handlers.register(kopf.OperatorRegistry())
+    kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
+    kopf.on.startup(registry=registry)(lambda settings, **_: configure_settings(settings))
+    return KopfRunner(["run", "--standalone", f"--namespace={namespace}"], registry=registry, timeout=60,
+                      reraise=reraise)
+
+
+@pytest.fixture
+def env(kubectl: Callable[..., Any], namespace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
+    for var in ("RECALL_FOUR_EYES", "RECALL_APPROVAL_EXPIRY_MINUTES", "RECALL_AUTO_DRY_RUN",
+                "RECALL_EXECUTOR_SERVICE_ACCOUNT"):
+        monkeypatch.delenv(var, raising=False)
+    default = kopf.get_default_registry()
+    try:
+        yield Env(kubectl, namespace)
+    finally:
+        kopf.set_default_registry(default)  # `kopf run` makes the runner's registry the default
+        execution_handlers.load_policy({})  # later tests in this process start from the defaults
+
+
+def created(obj: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(obj["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
+
+
+def test_the_opener_cannot_approve_and_another_person_can(env: Env, namespace: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_FOUR_EYES", "true")
+    monkeypatch.setenv("RECALL_EXECUTOR_SERVICE_ACCOUNT", "payments-runner")
+    plan_hash = env.setup(service_account="payments-runner")
+    with run_operator(namespace) as runner:
+        wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
+        env.approve("by-opener", plan_hash, OPENER)
+        refused = env.judged("by-opener")
+        assert env.status("execution") == {} and env.jobs("run") == []  # judged Refused: nothing started
+        env.approve("by-bob", plan_hash, "bob")
+        accepted = env.judged("by-bob")
+        ex = wait_for("execution Succeeded", lambda: (e := env.status("execution")).get("state") == "Succeeded" and e)
+    assert runner.exception is None, runner.output
+    assert refused["state"] == "Refused" and "four-eyes" in refused["reason"], refused
+    assert accepted["state"] == "Accepted", accepted
+    assert ex["approvedBy"] == "bob" and ex["approvals"] == ["by-bob"]
+    jobs = env.jobs()
+    assert {j["metadata"]["labels"][jobkit.LABEL_PHASE] for j in jobs} == {"dryrun", "run"}
+    assert {j["spec"]["template"]["spec"]["serviceAccountName"] for j in jobs} == {"payments-runner"}
+
+
+def test_critical_plan_needs_two_distinct_approvers(env: Env, namespace: str) -> None:
+    plan_hash = env.setup(risk="critical")
+    with run_operator(namespace) as runner:
+        wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
+        env.approve("by-bob", plan_hash, "bob")
+        first = env.judged("by-bob")
+        env.approve("by-bob-again", plan_hash, "bob")  # the same person twice is one approver
+        again = env.judged("by-bob-again")
+        env.approve("by-opener", plan_hash, OPENER)  # the opener never counts
+        opener = env.judged("by-opener")
+        assert env.status("execution") == {} and env.jobs("run") == []  # all judged: nothing started
+        env.approve("by-carol", plan_hash, "carol")
+        second = env.judged("by-carol")
+        ex = wait_for("execution Succeeded", lambda: (e := env.status("execution")).get("state") == "Succeeded" and e)
+        counted = wait_for("the first approval counted", lambda: (env.approval("by-bob").get("status") or {}).get(
+            "state") == "Accepted" and env.approval("by-bob")["status"])
+    assert runner.exception is None, runner.output
+    assert first["state"] == "Pending" and "needs 2 distinct approvers; has 1 (bob)" in first["reason"], first
+    assert again["state"] == "Pending", again
+    assert opener["state"] == "Refused" and "four-eyes" in opener["reason"], opener
+    assert second["state"] == "Accepted", second
+    assert "by-carol" in counted["reason"]
+    assert ex["approvedBy"] == "bob,carol"
+    assert ex["approval"] == "by-carol" and set(ex["approvals"]) == {"by-carol", "by-bob", "by-bob-again"}
+    assert sorted(j["metadata"]["labels"][jobkit.LABEL_STEP] for j in env.jobs("run")) == ["drain", "inspect"]
+    # Neither run Job was made before the second approver's Approval existed.
+    assert min(created(j) for j in env.jobs("run")) >= created(env.approval("by-carol"))
+
+
+def test_an_expired_approval_is_expired_and_runs_nothing(env: Env, namespace: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "0.05")  # 3 seconds
+    plan_hash = env.setup()
+    # Made while no operator runs, and judged only once it is older than the expiry.
+    env.approve("by-bob", plan_hash, "bob")
+    made = created(env.approval("by-bob"))
+    while (datetime.now(timezone.utc) - made).total_seconds() <= 4:
+        time.sleep(0.5)
+    with run_operator(namespace) as runner:
+        st = env.judged("by-bob")
+        wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
+        ex = env.status("execution")
+        run_jobs = env.jobs("run")
+    assert runner.exception is None, runner.output
+    assert st["state"] == "Expired" and "expired" in st["reason"], st
+    assert ex == {} and run_jobs == []
+
+
+def test_without_auto_dry_run_the_accepted_approval_starts_the_dry_run_then_the_run(
+        env: Env, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_AUTO_DRY_RUN", "false")
+    plan_hash = env.setup()
+    with run_operator(namespace) as runner:
+        env.approve("by-opener", plan_hash, OPENER)
+        assert env.judged("by-opener")["state"] == "Refused"
+        env.approve("by-bob", plan_hash, "bob")
+        assert env.judged("by-bob")["state"] == "Accepted"
+        ex = wait_for("execution Succeeded", lambda: (e := env.status("execution")).get("state") == "Succeeded" and e)
+    assert runner.exception is None, runner.output
+    assert ex["approvedBy"] == "bob"
+    dry_jobs, run_jobs = env.jobs("dryrun"), env.jobs("run")
+    assert len(dry_jobs) == 2 and len(run_jobs) == 2
+    # No dry-run before the Approval was accepted; no run before the dry-runs finished.
+    assert min(created(j) for j in dry_jobs) >= created(env.approval("by-bob"))
+    last_dry = max(j["status"].get("completionTime") for j in dry_jobs)
+    assert min(j["metadata"]["creationTimestamp"] for j in run_jobs) >= last_dry
+
+
+def test_a_wrong_policy_value_stops_start_up_naming_the_variable(env: Env, namespace: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "an hour")
+    plan_hash = env.setup()
+    env.approve("by-bob", plan_hash, "bob")
+    with run_operator(namespace, reraise=False) as runner:
+        # Start-up fails and the operator stops by itself (KopfRunner has no public "finished").
+        wait_for("the operator to stop by itself", lambda: not runner._thread.is_alive())
+    assert "RECALL_APPROVAL_EXPIRY_MINUTES='an hour' is not a number" in runner.output
+    assert runner.exit_code != 0
+    assert env.approval("by-bob").get("status") is None and env.jobs() == []  # nothing was judged or run
