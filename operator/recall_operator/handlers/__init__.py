@@ -87,7 +87,9 @@ def recall_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
     return kopf.login_with_service_account(**kwargs) or kopf.login_with_kubeconfig(**kwargs)
 
 
-@kopf.on.startup()
+# A start-up failure (a wrong policy value) stops the operator instead of
+# being retried every minute: the Deployment's crash loop is the visible signal.
+@kopf.on.startup(errors=kopf.ErrorsMode.PERMANENT)
 async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logger: Any, **_: Any) -> None:
     configure_settings(settings)
     # A wrong policy value stops start-up here, with the variable named.
