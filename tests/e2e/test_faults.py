@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from alertmanager import free_port
-from recall_operator.bridge.alertmanager import MAX_BODY_BYTES, incident_name
+from recall_operator.bridge.alertmanager import incident_name
 from recall_operator.cluster import LocalCluster
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import build_plan
@@ -72,6 +72,7 @@ RUNBOOK: dict[str, Any] = {
 }
 STEP_NAMES = [s["name"] for s in RUNBOOK["steps"]]
 DRY_RUN_STEPS = [s["name"] for s in RUNBOOK["steps"] if s.get("dryRunCommand")]
+ONE_MIB = 1024 * 1024  # the bridge's documented body limit; "oversized" bodies here exceed it
 TERMINAL = ("Succeeded", "Failed", "RolledBack", "Stopped")
 
 # What the faults did, summed over the module and printed at its end (for the report).
@@ -220,25 +221,29 @@ def assert_each_job_once(env: Env, expected: dict[str, list[str]]) -> None:
     assert {n: pods[n] for n in names} == dict.fromkeys(names, 1), pods
 
 
-def _await_job(api: Any, namespace: str, name: str, deadline: float = DEADLINE) -> None:
-    """Return the moment Job `name` exists: a watch from the API server, not a poll, so the kill lands early."""
+def _await_job(api: Any, namespace: str, selector: str, deadline: float = DEADLINE) -> str:
+    """The name of the first Job matching `selector`, returned the moment it exists.
+
+    A watch from the API server, not a poll, so the kill lands early; by labels, not by the
+    name the test would compute, so a Job under an unexpected name is caught too.
+    """
     from kubernetes import client, watch
 
     batch = client.BatchV1Api(api)
     end = time.monotonic() + deadline
     while time.monotonic() < end:
-        listing = batch.list_namespaced_job(namespace, field_selector=f"metadata.name={name}")
+        listing = batch.list_namespaced_job(namespace, label_selector=selector)
         if listing.items:
-            return
+            return str(listing.items[0].metadata.name)
         w = watch.Watch()
         try:
-            for event in w.stream(batch.list_namespaced_job, namespace, field_selector=f"metadata.name={name}",
+            for event in w.stream(batch.list_namespaced_job, namespace, label_selector=selector,
                                   resource_version=listing.metadata.resource_version, timeout_seconds=10):
                 if event["type"] in ("ADDED", "MODIFIED"):
-                    return
+                    return str(event["object"].metadata.name)
         finally:
             w.stop()
-    raise AssertionError(f"timed out waiting for Job {name}")
+    raise AssertionError(f"timed out waiting for a Job with {selector}")
 
 
 def kill_when_jobs_appear(env: Env, op: Operator, phase: str, steps: list[str], api: Any) -> int:
@@ -250,8 +255,8 @@ def kill_when_jobs_appear(env: Env, op: Operator, phase: str, steps: list[str], 
     key = "dryRun" if phase == "dryrun" else "execution"
     field = {"dryrun": "steps", "run": "steps", "rollback": "rollbacks"}[phase]
     for step in steps:
-        name = jobkit.job_name(INCIDENT, phase, step, 1)
-        _await_job(api, env.ns, name)
+        selector = f"{jobkit.LABEL_INCIDENT}={INCIDENT},{jobkit.LABEL_PHASE}={phase},{jobkit.LABEL_STEP}={step}"
+        name = _await_job(api, env.ns, selector)
         op.kill()
         assert any(j["metadata"]["name"] == name for j in env.jobs())
         recorded = next((s for s in env.status(key).get(field) or [] if s.get("name") == step), {})
@@ -436,9 +441,9 @@ def test_alert_storm_at_the_bridge_inside_recall_run(
             (json.dumps({**_webhook(_alert("bad3")), "version": "2"}).encode(), "application/json", {422}),
             (json.dumps({"version": "4", "status": "firing", "alerts": "x"}).encode(), "application/json", {422}),
             (json.dumps(_webhook(_alert("bad4"))).encode(), "text/plain", {415}),
-            (b'{"x": "' + b"y" * (MAX_BODY_BYTES + 1) + b'"}', "application/json", {413}),
+            (b'{"x": "' + b"y" * (ONE_MIB + 1) + b'"}', "application/json", {413}),
             (json.dumps(_webhook(*[_alert(f"big{i}") for i in range(5000)])).encode()
-             + b" " * MAX_BODY_BYTES, "application/json", {413}),
+             + b" " * ONE_MIB, "application/json", {413}),
         ]
         requests += [bad[i % len(bad)] for i in range(200)]
         assert len(requests) == 500
