@@ -6,10 +6,14 @@ the domain scores them, so that the same scoring holds on every backend.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.models import ActionResult, EpisodicMemory, Resolution
+from recall_operator.domain.text import tokens
+
+T = TypeVar("T")
 
 
 class MemoryUnavailable(Exception):
@@ -27,6 +31,43 @@ class RecallQuery:
     neighbours: tuple[str, ...] = ()  # services adjacent in the topology
     namespace: str | None = None  # None: every namespace
     limit: int = 50
+
+
+def search_terms(query: RecallQuery) -> list[str]:
+    """The distinct words a query searches with: its text's tokens, then its symptoms', first seen first."""
+    seen = dict.fromkeys(tokens(query.text))
+    for symptom in query.symptoms:
+        seen.update(dict.fromkeys(tokens(symptom)))
+    return list(seen)
+
+
+def final_outcome(resolution: Resolution) -> ActionResult:
+    """How the incident ended: the last action's result; a confirmed resolution with no action succeeded."""
+    return resolution.actions[-1].result if resolution.actions else "succeeded"
+
+
+def interleave(arms: Sequence[Iterable[T]], key: Callable[[T], Hashable], limit: int) -> list[T]:
+    """Take from each arm in turn, skipping what an earlier arm already gave, until `limit`.
+
+    Every way of finding a precedent keeps a share of the candidates, so one arm
+    that matches many memories cannot crowd out another that matches the right one.
+    """
+    iterators = [iter(arm) for arm in arms]
+    seen: set[Hashable] = set()
+    out: list[T] = []
+    while iterators and len(out) < limit:
+        for it in list(iterators):
+            for item in it:
+                k = key(item)
+                if k not in seen:
+                    seen.add(k)
+                    out.append(item)
+                    break
+            else:
+                iterators.remove(it)
+            if len(out) >= limit:
+                break
+    return out
 
 
 class MemoryBackend(Protocol):

@@ -1,0 +1,299 @@
+"""The embedded memory backend: one SQLite file, no server.
+
+Each memory is a row keyed by (namespace, incident) holding the structured
+fields the recall arms filter on and the whole memory as JSON, plus a row in
+an FTS5 index over its searchable words. Recall has three arms: the best
+BM25 matches for the incident's words, the most recent memories on the paging
+service, and the most recent on its neighbours. A precedent worded differently
+is still found on its service; one on another service is found by its words.
+
+The file is opened in WAL mode and every write is one transaction, so a crash
+loses nothing that `remember` returned for. SQLite runs in the calling thread:
+every statement is an index lookup or a bounded FTS query (well under the
+event loop's patience at 100k memories; see scripts/bench_memory.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+import sqlite3
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.text import tokens
+from recall_operator.memory.base import (
+    MemoryUnavailable,
+    RecallQuery,
+    final_outcome,
+    interleave,
+    search_terms,
+)
+
+SCHEMA_VERSION = 1
+
+# The FTS tokenizer keeps the characters that `tokens` keeps inside a word, so
+# that `max.poll.interval.ms` or `hikaripool-1` stays one term in the index, as
+# it is one term in every query.
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id          INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    incident    TEXT NOT NULL,
+    service     TEXT NOT NULL,
+    runbook     TEXT,
+    outcome     TEXT NOT NULL,
+    resolved_at TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    UNIQUE (namespace, incident)
+);
+CREATE INDEX IF NOT EXISTS memories_by_service ON memories (service, resolved_at);
+CREATE INDEX IF NOT EXISTS memories_by_incident ON memories (incident);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    words, tokenize = "unicode61 tokenchars '._:/-'"
+);
+CREATE TABLE IF NOT EXISTS term_docs (
+    term TEXT PRIMARY KEY,
+    docs INTEGER NOT NULL
+) WITHOUT ROWID;
+"""
+
+# BM25 is computed for every memory a query matches, at a cost that grows with
+# the number of terms too, so a query is made of the incident's rarest words
+# only, while (their matches) x (their number) stays within MATCH_BUDGET: a
+# word on half the memories ranks nothing (its IDF is near zero) and would cost
+# a score for each of them. Measured: about 0.2 us per unit on one core.
+MAX_TERMS = 64
+MATCH_BUDGET = 20_000
+
+
+def searchable_words(memory: EpisodicMemory) -> str:
+    """What the FTS index holds for a memory: the words of what was seen and what was found."""
+    spec, res = memory.spec, memory.resolution
+    parts = [
+        spec.service,
+        spec.title,
+        spec.description,
+        *spec.symptoms,
+        *spec.error_signatures,
+        res.root_cause,
+        res.summary,
+    ]
+    return " ".join(tokens(" ".join(parts)))
+
+
+def fts_query(terms: list[str]) -> str:
+    """An FTS5 OR over the terms, each quoted, so that nothing in incident text is read as FTS syntax."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def _count_terms(conn: sqlite3.Connection, now: set[str], before: set[str]) -> None:
+    """Keep term_docs (how many memories hold each term) in step with the FTS index."""
+    conn.executemany(
+        "INSERT INTO term_docs (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
+        [(t,) for t in now - before],
+    )
+    conn.executemany("UPDATE term_docs SET docs = docs - 1 WHERE term = ?", [(t,) for t in before - now])
+
+
+def _sort_key(moment: datetime) -> str:
+    """resolved_at as a fixed-width UTC string: ordering as text is ordering in time."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class EmbeddedMemory:
+    """Memory in a local SQLite file; reopening the same file finds every memory again."""
+
+    name = "embedded"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._conn: sqlite3.Connection | None = None
+        # One connection shared by whoever calls; the lock keeps a thread that
+        # calls through asyncio.to_thread from interleaving with the loop's calls.
+        self._lock = threading.RLock()
+
+    # -- the interface -------------------------------------------------------
+
+    async def remember(self, memory: EpisodicMemory) -> None:
+        self._remember(memory)
+
+    async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
+        return self._recall(query)
+
+    async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
+        sql = "SELECT body FROM memories WHERE incident = ?"
+        params: list[object] = [incident]
+        if namespace is not None:
+            sql += " AND namespace = ?"
+            params.append(namespace)
+        rows = self._query(sql + " ORDER BY resolved_at DESC LIMIT 1", params)
+        return EpisodicMemory.model_validate_json(rows[0][0]) if rows else None
+
+    async def count(self) -> int:
+        return int(self._query("SELECT count(*) FROM memories", [])[0][0])
+
+    async def healthy(self) -> bool:
+        try:
+            self._query("SELECT 1", [])
+        except MemoryUnavailable:
+            return False
+        return True
+
+    async def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- storage ---------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode = WAL")
+                # FULL: a memory that remember() returned for survives a power cut;
+                # the outbox drops its copy on that promise.
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("PRAGMA busy_timeout = 5000")
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    conn.close()
+                    raise MemoryUnavailable(
+                        f"memory file {self.path} has schema {version}, newer than this operator's {SCHEMA_VERSION}"
+                    )
+                conn.executescript(_SCHEMA)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            except sqlite3.Error as exc:
+                raise MemoryUnavailable(f"cannot open memory file {self.path}: {exc}") from exc
+            self._conn = conn
+        return self._conn
+
+    def _query(self, sql: str, params: list[object]) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._connection().execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
+
+    def _remember(self, memory: EpisodicMemory) -> None:
+        body = memory.model_dump_json(by_alias=True)
+        row = (
+            memory.spec.service,
+            memory.resolution.runbook,
+            final_outcome(memory.resolution),
+            _sort_key(memory.resolved_at),
+            body,
+        )
+        words = searchable_words(memory)
+        terms = set(words.split())
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                found = conn.execute(
+                    "SELECT id, body FROM memories WHERE namespace = ? AND incident = ?",
+                    (memory.namespace, memory.incident),
+                ).fetchone()
+                if found is None:
+                    cur = conn.execute(
+                        "INSERT INTO memories (namespace, incident, service, runbook, outcome, resolved_at, body)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (memory.namespace, memory.incident, *row),
+                    )
+                    conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (cur.lastrowid, words))
+                    _count_terms(conn, terms, set())
+                elif found[1] != body:
+                    conn.execute(
+                        "UPDATE memories SET service = ?, runbook = ?, outcome = ?, resolved_at = ?, body = ?"
+                        " WHERE id = ?",
+                        (*row, found[0]),
+                    )
+                    (old_words,) = conn.execute("SELECT words FROM memories_fts WHERE rowid = ?", (found[0],)).fetchone()
+                    conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
+                    conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (found[0], words))
+                    _count_terms(conn, terms, set(old_words.split()))
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
+
+    # -- recall ----------------------------------------------------------------
+
+    def _recall(self, query: RecallQuery) -> list[EpisodicMemory]:
+        if query.limit <= 0:
+            return []
+        scope = " AND m.incident != ?"
+        scope_params: list[object] = [query.incident]
+        if query.namespace is not None:
+            scope += " AND m.namespace = ?"
+            scope_params.append(query.namespace)
+
+        in_scope = self._query(
+            f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE 1{scope} LIMIT ?)",
+            [*scope_params, query.limit + 1],
+        )[0][0]
+        if in_scope <= query.limit:
+            rows = self._query(f"SELECT m.id, m.body FROM memories m WHERE 1{scope} ORDER BY m.resolved_at DESC", scope_params)
+            return [EpisodicMemory.model_validate_json(body) for _, body in rows]
+
+        # The arms name rows by id; only the chosen few are read whole and parsed.
+        terms = self._telling_terms(search_terms(query))
+        by_words: list[int] = []
+        if terms:
+            by_words = [
+                row[0]
+                for row in self._query(
+                    "SELECT m.id FROM memories_fts f JOIN memories m ON m.id = f.rowid"
+                    f" WHERE memories_fts MATCH ?{scope} ORDER BY f.rank LIMIT ?",
+                    [fts_query(terms), *scope_params, query.limit],
+                )
+            ]
+        on_service = self._recent([query.service], scope, scope_params, query.limit)
+        neighbours = [s for s in dict.fromkeys(query.neighbours) if s != query.service]
+        on_neighbours = self._recent(neighbours, scope, scope_params, query.limit)
+
+        # The words arm gets every other place: text is the stronger evidence,
+        # the structural arms catch precedents that were worded differently.
+        words = iter(by_words)
+        chosen = interleave([words, on_service, words, on_neighbours], key=lambda i: i, limit=query.limit)
+        if not chosen:
+            return []
+        bodies = dict(
+            self._query(f"SELECT id, body FROM memories WHERE id IN ({','.join('?' * len(chosen))})", list(chosen))
+        )
+        return [EpisodicMemory.model_validate_json(bodies[i]) for i in chosen]
+
+    def _telling_terms(self, terms: list[str]) -> list[str]:
+        """The query's terms that occur in memory, rarest first, within MAX_TERMS and MATCH_BUDGET."""
+        if not terms:
+            return []
+        marks = ",".join("?" * len(terms))
+        docs = dict(self._query(f"SELECT term, docs FROM term_docs WHERE docs > 0 AND term IN ({marks})", list(terms)))
+        chosen: list[str] = []
+        spent = 0
+        for term in sorted(docs, key=docs.__getitem__):
+            if len(chosen) == MAX_TERMS or (chosen and (spent + docs[term]) * (len(chosen) + 1) > MATCH_BUDGET):
+                break
+            chosen.append(term)
+            spent += docs[term]
+        return chosen
+
+    def _recent(self, services: list[str], scope: str, scope_params: list[object], limit: int) -> list[int]:
+        """The most recent memories across `services`, newest first: one index walk per service."""
+        per_service = [
+            self._query(
+                "SELECT m.resolved_at, m.id FROM memories m"
+                f" WHERE m.service = ?{scope} ORDER BY m.resolved_at DESC LIMIT ?",
+                [service, *scope_params, limit],
+            )
+            for service in services
+        ]
+        merged: Iterator[tuple] = heapq.merge(*per_service, reverse=True)
+        return [row[1] for _, row in zip(range(limit), merged)]

@@ -1,0 +1,229 @@
+"""The contract every memory backend keeps, run against each: embedded SQLite and a real Hindsight server.
+
+Memories are the dev history's own incidents paired with their confirmed
+outcomes, so recall is tested on the wording real recurrences use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recall_operator.domain.models import EpisodicMemory
+from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery
+from recall_operator.memory.embedded import EmbeddedMemory
+from recall_operator.memory.hindsight import HindsightMemory
+from recall_operator.replay import recall_query
+
+STORED = 30  # as in conftest: the first 30 confirmed outcomes, January to August 2024
+
+
+async def remember_all(memory: MemoryBackend, memories: list[EpisodicMemory]) -> None:
+    for m in memories:
+        await memory.remember(m)
+
+
+def query_for(history: Any, incident: str, limit: int) -> RecallQuery:
+    """What the operator asks for this incident of the history (the production query)."""
+    return dataclasses.replace(recall_query(history.incidents[incident], history.topology), limit=limit)
+
+
+async def recalled(memory: MemoryBackend, query: RecallQuery) -> list[str]:
+    found = await memory.recall(query)
+    assert len(found) <= query.limit
+    names = [m.incident for m in found]
+    assert len(names) == len(set(names)), f"an incident came back twice: {names}"
+    return names
+
+
+# --------------------------------------------------------------------------- storage
+
+
+async def test_an_empty_memory_recalls_nothing(backend: MemoryBackend) -> None:
+    assert await backend.count() == 0
+    assert await backend.recall(RecallQuery(incident="inc-1", service="checkout-api", text="5xx after deploy")) == []
+    assert await backend.get("inc-1") is None
+    assert await backend.healthy()
+
+
+async def test_remember_then_get_round_trips_exactly(backend: MemoryBackend, history: Any) -> None:
+    memory = history.memory("inc-0001")  # deployment, labels, a failed then a successful action
+    await backend.remember(memory)
+    assert await backend.get("inc-0001", "default") == memory
+    assert await backend.get("inc-0001") == memory
+    assert await backend.get("inc-0001", "elsewhere") is None
+    assert await backend.get("inc-0002") is None
+
+
+async def test_the_same_incident_in_two_namespaces_is_two_memories(backend: MemoryBackend, history: Any) -> None:
+    memory = history.memory("inc-0001")
+    other = memory.model_copy(update={"namespace": "team-b"})
+    await backend.remember(memory)
+    await backend.remember(other)
+    assert await backend.count() == 2
+    assert await backend.get("inc-0001", "default") == memory
+    assert await backend.get("inc-0001", "team-b") == other
+
+
+async def test_remember_is_idempotent_per_incident(backend: MemoryBackend, history: Any) -> None:
+    memory = history.memory("inc-0004")
+    await backend.remember(memory)
+    await backend.remember(memory)
+    assert await backend.count() == 1
+    corrected = memory.model_copy(
+        update={"resolution": memory.resolution.model_copy(update={"summary": "Corrected after the review."})}
+    )
+    await backend.remember(corrected)
+    assert await backend.count() == 1
+    assert await backend.get("inc-0004", "default") == corrected
+
+
+# --------------------------------------------------------------------------- recall
+
+
+async def test_recall_never_returns_the_asking_incident(stored: MemoryBackend, history: Any) -> None:
+    # inc-0008 is in memory and asks again (a re-evaluation): its family, not itself.
+    names = await recalled(stored, query_for(history, "inc-0008", limit=5))
+    assert "inc-0008" not in names
+    assert "inc-0001" in names  # the same connection leak, two months earlier
+
+
+async def test_recall_finds_a_memory_by_its_error_signature_words(stored: MemoryBackend) -> None:
+    # A service with no Redis history, asking only with a log line that inc-0002 saw.
+    query = RecallQuery(
+        incident="inc-new",
+        service="ingress-gateway",
+        text="WARNING you have Transparent Huge Pages (THP) support enabled in your kernel; fork took 3100 ms",
+        limit=5,
+    )
+    assert "inc-0002" in await recalled(stored, query)
+
+
+async def test_recall_finds_memories_on_the_paging_service(stored: MemoryBackend) -> None:
+    # Words that match nothing in memory: only the service can find them. There
+    # are two orders-db memories among the 31; a quarter of the places is room enough.
+    query = RecallQuery(incident="inc-new", service="orders-db", text="quarterly audit export job slower than usual", limit=8)
+    assert {"inc-0004", "inc-0010"} <= set(await recalled(stored, query))
+
+
+async def test_recall_returns_candidates_from_a_neighbour_service(stored: MemoryBackend) -> None:
+    query = RecallQuery(
+        incident="inc-new",
+        service="search-api",
+        text="quarterly audit export job slower than usual",
+        neighbours=("redis-cluster",),
+        limit=6,
+    )
+    found = await stored.recall(query)
+    assert any(m.spec.service == "redis-cluster" for m in found), [(m.incident, m.spec.service) for m in found]
+    alone = await stored.recall(dataclasses.replace(query, neighbours=()))
+    assert not any(m.spec.service == "redis-cluster" for m in alone), "the words alone should not find Redis"
+
+
+async def test_a_failed_fix_is_recalled_with_its_actions_intact(
+    stored: MemoryBackend, history: Any, failed_memory: EpisodicMemory
+) -> None:
+    found = await stored.recall(query_for(history, "inc-0032", limit=8))  # the next expired certificate
+    back = next((m for m in found if m.incident == failed_memory.incident), None)
+    assert back == failed_memory, [m.incident for m in found]
+    assert [(a.action, a.result) for a in back.resolution.actions] == [("run runbook ingress-rolling-restart", "failed")]
+
+
+async def test_incident_words_are_never_read_as_query_syntax(stored: MemoryBackend) -> None:
+    text = 'upstream "connect() failed (111: Connection refused) AND NEAR(x y) OR col:* -) ^ {a} \\ \' ;'
+    names = await recalled(stored, RecallQuery(incident="inc-new", service="checkout-api", text=text, limit=5))
+    assert names  # the service arm still answers; nothing raised
+
+
+async def test_recurrences_find_their_earlier_family_members(stored: MemoryBackend, history: Any) -> None:
+    """For every later incident whose precedents are among those stored, the precedents come back."""
+    names = {m.incident for m in history.memories[:STORED]}
+    cases = {
+        incident: set(truth.get("precedents") or ()) & names
+        for incident, truth in history.truth.items()
+        if incident not in names and set(truth.get("precedents") or ()) & names
+    }
+    assert len(cases) >= 25
+    some_found, all_found, missed = 0, 0, {}
+    for incident, precedents in sorted(cases.items()):
+        got = set(await recalled(stored, query_for(history, incident, limit=10)))
+        some_found += bool(precedents & got)
+        all_found += precedents <= got
+        if not precedents <= got:
+            missed[incident] = sorted(precedents - got)
+    # Every recurrence has a precedent among its candidates; nearly all have every one.
+    assert some_found == len(cases), missed
+    assert all_found >= 0.8 * len(cases), missed
+
+
+# --------------------------------------------------------------------------- embedded only
+
+
+async def test_embedded_memory_survives_a_reopen(tmp_path: Path, history: Any) -> None:
+    path = tmp_path / "memory.sqlite3"
+    first = EmbeddedMemory(path)
+    await remember_all(first, history.memories[:STORED])
+    await first.close()
+
+    reopened = EmbeddedMemory(path)
+    try:
+        assert await reopened.count() == STORED
+        for memory in history.memories[:STORED]:
+            assert await reopened.get(memory.incident, memory.namespace) == memory
+        assert "inc-0001" in await recalled(reopened, query_for(history, "inc-0008", limit=5))
+    finally:
+        await reopened.close()
+
+
+async def test_embedded_memory_that_cannot_open_is_unavailable(tmp_path: Path, history: Any) -> None:
+    memory = EmbeddedMemory(tmp_path / "no-such-folder" / "memory.sqlite3")
+    assert not await memory.healthy()
+    with pytest.raises(MemoryUnavailable):
+        await memory.remember(history.memory("inc-0001"))
+    with pytest.raises(MemoryUnavailable):
+        await memory.recall(RecallQuery(incident="x", service="checkout-api", text="5xx"))
+
+
+async def test_embedded_memory_refuses_a_newer_schema(tmp_path: Path) -> None:
+    path = tmp_path / "memory.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(MemoryUnavailable, match="newer"):
+        await EmbeddedMemory(path).count()
+
+
+# --------------------------------------------------------------------------- hindsight only
+
+
+@pytest.mark.hindsight
+async def test_hindsight_down_is_unavailable_and_back_after_a_restart(hindsight_server: Any, history: Any) -> None:
+    memory = HindsightMemory(hindsight_server.url, bank="contract-restart")
+    query = query_for(history, "inc-0008", limit=5)
+    await remember_all(memory, history.memories[:5])
+
+    hindsight_server.stop()
+    try:
+        assert not await memory.healthy()
+        with pytest.raises(MemoryUnavailable):
+            await memory.remember(history.memory("inc-0006"))
+        with pytest.raises(MemoryUnavailable):
+            await memory.recall(query)
+        with pytest.raises(MemoryUnavailable):
+            await memory.get("inc-0001")
+        with pytest.raises(MemoryUnavailable):
+            await memory.count()
+    finally:
+        hindsight_server.start()
+
+    assert await memory.healthy()
+    assert await memory.count() == 5  # the database kept what was written before
+    assert await memory.get("inc-0001", "default") == history.memory("inc-0001")
+    await memory.remember(history.memory("inc-0006"))
+    assert await memory.count() == 6
+    assert "inc-0001" in await recalled(memory, query)
+    await memory.close()
