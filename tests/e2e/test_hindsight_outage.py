@@ -1,0 +1,169 @@
+"""A Hindsight outage under the running operator: outcomes wait in the outbox, then land once.
+
+The operator runs as `recall run --memory hindsight` (a subprocess) against
+the real local API server and a real Hindsight server of this test's own
+(tests/hindsight_server.py: its API and database, restartable on the same
+data). While Hindsight is down, recorded outcomes wait in the outbox with
+`MemoryAvailable=False` and new incidents are still triaged (degraded, no
+crash); when it is back, every outbox entry drains and each memory is in the
+bank exactly once, read back through the backend's own `get` and `count`.
+Waits are polls with generous deadlines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hindsight_server import HindsightServer, HindsightServerError
+from recall_operator.memory.hindsight import HindsightMemory
+
+pytestmark = [pytest.mark.integration, pytest.mark.hindsight]
+
+DEADLINE = 180.0
+RUNBOOK = {
+    "title": "recycle the cart pods", "services": ["cart"], "symptoms": ["latency-spike"],
+    "steps": [{"name": "restart", "image": "kubectl:1.36",
+               "command": ["kubectl", "rollout", "restart", "deployment/$(SERVICE)"],
+               "dryRunCommand": ["kubectl", "rollout", "status", "deployment/$(SERVICE)"]}],
+}
+OUTCOME = {"rootCause": "hot keys after a cache flush", "summary": "recycled the cart pods; latency back to normal",
+           "runbook": "cart-recycle", "actions": [{"action": "cart-recycle", "result": "succeeded"}],
+           "confirmedBy": "alice"}
+DURING = [f"inc-down-{i}" for i in range(4)]
+
+
+def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE) -> Any:
+    end = time.monotonic() + deadline
+    last: Any = None
+    while time.monotonic() < end:
+        last = probe()
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
+
+
+@pytest.fixture
+def hindsight() -> Iterator[HindsightServer]:
+    # A folder of its own (the database runs as another user, who cannot enter pytest's tmp_path).
+    server = HindsightServer()
+    try:
+        server.start()
+    except HindsightServerError as exc:
+        pytest.fail(f"the Hindsight server did not start: {exc}", pytrace=False)
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+def conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["type"]: c for c in status.get("conditions") or []}
+
+
+def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
+    hindsight: HindsightServer, kubectl: Callable[..., Any], namespace: str, cluster: Any, tmp_path: Path
+) -> None:
+    def apply(obj: dict[str, Any]) -> None:
+        obj["metadata"]["namespace"] = namespace
+        kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
+
+    def status(name: str) -> dict[str, Any]:
+        proc = kubectl("get", "incidents.recall.dev", name, "-n", namespace, "-o", "json")
+        return (json.loads(proc.stdout).get("status") or {}) if proc.returncode == 0 else {}
+
+    def incident(name: str) -> None:
+        apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": name},
+               "spec": {"service": "cart", "title": f"cart p99 over 2s ({name})", "severity": "high",
+                        "symptoms": ["latency-spike"]}})
+
+    def triaged(name: str) -> dict[str, Any]:
+        return wait_for(f"{name} triaged", lambda: (s := status(name)) and "Triaged" in conditions(s)
+                        and s.get("recommendation") and s)
+
+    def resolve(name: str) -> None:
+        kubectl("patch", "incidents.recall.dev", name, "-n", namespace, "--type=merge",
+                "-p", json.dumps({"spec": {"resolution": OUTCOME}}), check=True)
+
+    apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "cart-recycle"},
+           "spec": RUNBOOK})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_")}
+    env.update({"KUBECONFIG": str(cluster.kubeconfig), "PYTHONUNBUFFERED": "1",
+                "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": hindsight.url})
+    log = tmp_path / "operator.log"
+    with open(log, "wb") as fh:
+        op = subprocess.Popen([sys.executable, "-m", "recall_operator.cli", "run", "--namespace", namespace],
+                              env=env, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              start_new_session=True)
+    output = lambda: log.read_text(errors="replace")  # noqa: E731
+    try:
+        # Up: an incident is triaged with memory available, and its outcome is remembered.
+        incident("inc-before")
+        assert conditions(triaged("inc-before"))["MemoryAvailable"]["status"] == "True", output()
+        resolve("inc-before")
+        wait_for("inc-before consolidated", lambda: conditions(status("inc-before")).get("Resolved", {})
+                 .get("status") == "True")
+
+        hindsight.stop()
+        for name in DURING:
+            incident(name)
+            triaged(name)
+        for name in DURING:
+            resolve(name)
+        for name in DURING:
+            st = wait_for(f"{name}'s outcome in the outbox",
+                          lambda n=name: (s := status(n)).get("memory", {}).get("outbox") == "pending" and s)
+            cond = conditions(st)
+            assert cond["MemoryAvailable"]["status"] == "False", cond
+            assert cond["Resolved"]["status"] == "False", cond
+            assert st["memory"].get("lastError"), st["memory"]
+        # Still triaging while memory is down: degraded, not stopped.
+        incident("inc-new-while-down")
+        st = triaged("inc-new-while-down")
+        assert conditions(st)["Triaged"]["status"] == "True", st
+        assert conditions(st)["MemoryAvailable"]["status"] == "False", st
+        assert op.poll() is None, output()[-5000:]
+
+        hindsight.start()
+        for name in DURING:
+            st = wait_for(f"{name}'s outbox drained",
+                          lambda n=name: conditions(s := status(n)).get("Resolved", {}).get("status") == "True" and s)
+            assert "outbox" not in st["memory"] and st["memory"]["consolidated"], st["memory"]
+            assert conditions(st)["MemoryAvailable"]["status"] == "True", st
+        assert op.poll() is None, output()[-5000:]
+    finally:
+        if op.poll() is None:
+            op.send_signal(signal.SIGTERM)
+            try:
+                op.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                op.kill()
+                op.wait(timeout=30)
+
+    async def read_back() -> tuple[int, dict[str, Any]]:
+        backend = HindsightMemory(hindsight.url)
+        try:
+            found = {n: await backend.get(n, namespace) for n in ["inc-before", *DURING]}
+            return await backend.count(), found
+        finally:
+            await backend.close()
+
+    count, found = asyncio.run(read_back())
+    # Each outcome exactly once: one document per incident, none lost, none doubled by the retries.
+    assert count == 1 + len(DURING), (count, output()[-3000:])
+    for name, memory in found.items():
+        assert memory is not None and memory.incident == name and memory.namespace == namespace, (name, memory)
+        assert memory.resolution.root_cause == OUTCOME["rootCause"]
+    sys.__stderr__.write(f"\nhindsight outage: {len(DURING)} outcomes queued, {count} memories in the bank, "
+                         f"0 lost\n")
