@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from recall_operator.domain.models import EpisodicMemory
-from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery
+from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery, interleave
 from recall_operator.memory.embedded import EmbeddedMemory
-from recall_operator.memory.hindsight import HindsightMemory
+from recall_operator.memory.hindsight import HindsightMemory, telling_words
 from recall_operator.replay import recall_query
 
 STORED = 30  # as in conftest: the first 30 confirmed outcomes, January to August 2024
@@ -227,3 +227,24 @@ async def test_hindsight_down_is_unavailable_and_back_after_a_restart(hindsight_
     assert await memory.count() == 6
     assert "inc-0001" in await recalled(memory, query)
     await memory.close()
+
+
+# --------------------------------------------------------------------------- the shared pieces
+
+
+def test_interleave_gives_every_arm_a_turn_and_never_repeats() -> None:
+    words = iter(["a", "b", "c", "d"])
+    merged = interleave([words, ["b", "x"], words, ["y"]], key=lambda s: s, limit=5)
+    # The second arm gives "b" first; the words arm, at its next turn, skips it for "c".
+    assert merged == ["a", "b", "c", "y", "d"]
+    assert interleave([[], ["z"]], key=lambda s: s, limit=3) == ["z"]
+    assert interleave([["a", "b"]], key=lambda s: s, limit=0) == []
+
+
+def test_telling_words_prefer_identifiers_and_drop_ids() -> None:
+    text = "checkout-api 5xx: HikariPool-1 - Connection is not available, timed out after 30000ms (ORD-88121840)"
+    chosen = telling_words(text)
+    assert chosen[:2] == ["hikaripool", "5xx"]  # identifiers first, the longer first
+    assert {"connection", "available"} <= set(chosen)
+    assert not {"30000ms", "88121840", "not", "is"} & set(chosen)  # ids, numbers and stopwords say nothing
+    assert len(telling_words(" ".join(f"word{n}x" for n in range(40)))) == 16
