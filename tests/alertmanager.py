@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from support import free_port, wait_http_ok
 
 BINARY_NAMES = ("prometheus-alertmanager", "alertmanager")
 START_TIMEOUT = 60.0
@@ -31,12 +31,6 @@ START_TIMEOUT = 60.0
 
 class AlertmanagerError(RuntimeError):
     """Alertmanager could not be found or started; the message ends with its log tail."""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def find_binary() -> str:
@@ -120,17 +114,10 @@ class Alertmanager:
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise AlertmanagerError(f"alertmanager exited with {self._proc.returncode}:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as resp:
-                    if resp.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.2)
+        if wait_http_ok(f"{self.url}/-/ready", self._proc, START_TIMEOUT):
+            return
+        if self._proc.poll() is not None:
+            raise AlertmanagerError(f"alertmanager exited with {self._proc.returncode}:\n{self.log_tail()}")
         self.stop()
         raise AlertmanagerError(f"alertmanager not ready after {START_TIMEOUT}s:\n{self.log_tail()}")
 

@@ -11,26 +11,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from support import free_port, wait_http_ok
 
 DEBIAN_PACKAGE = "prometheus"
 
 
 class PrometheusError(RuntimeError):
     pass
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def find_binary() -> str:
@@ -92,17 +85,10 @@ class Prometheus:
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise PrometheusError(f"prometheus exited with {self.proc.returncode}: {self.log()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.2)
+        if wait_http_ok(f"{self.url}/-/ready", self.proc, timeout):
+            return
+        if self.proc.poll() is not None:
+            raise PrometheusError(f"prometheus exited with {self.proc.returncode}: {self.log()[-3000:]}")
         raise PrometheusError(f"prometheus did not become ready in {timeout:.0f} s: {self.log()[-3000:]}")
 
     def log(self) -> str:

@@ -12,25 +12,23 @@ with `build_plan` from a Runbook created here, as in test_execution.py.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-import kopf
 import pytest
-from kopf.testing import KopfRunner
 
-from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
-from recall_operator.domain.plan import build_plan
-from recall_operator.handlers import configure_settings
+from kit import KubeEnv, kept_default_registry
+# Only the execution handlers, in a registry of their own (as in test_execution.py);
+# their start-up handler reads the policy from the environment the test set.
+from kit import execution_operator as run_operator
 from recall_operator.handlers import execution as execution_handlers
 from recall_operator.kube import jobs as jobkit
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
-DEADLINE = 180.0
 INCIDENT = "inc-payments-stuck"
 OPENER = "alice"
 INCIDENT_SPEC = {"service": "payments", "title": "payments queue stuck", "severity": "critical",
@@ -51,57 +49,22 @@ def runbook(risk: str) -> dict[str, Any]:
     }
 
 
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE) -> Any:
-    end = time.monotonic() + deadline
-    last: Any = None
-    while time.monotonic() < end:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
-
-
-class Env:
-    def __init__(self, kubectl: Callable[..., Any], namespace: str) -> None:
-        self.kubectl, self.ns = kubectl, namespace
-
-    def apply(self, obj: dict[str, Any]) -> None:
-        obj.setdefault("metadata", {})["namespace"] = self.ns
-        self.kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
-
-    def get(self, kind: str, name: str) -> dict[str, Any]:
-        proc = self.kubectl("get", kind, name, "-n", self.ns, "-o", "json")
-        return json.loads(proc.stdout) if proc.returncode == 0 else {}
-
+class Env(KubeEnv):
     def jobs(self, phase: str | None = None) -> list[dict[str, Any]]:
-        sel = f"{jobkit.LABEL_INCIDENT}={INCIDENT}" + (f",{jobkit.LABEL_PHASE}={phase}" if phase else "")
-        out = self.kubectl("get", "jobs", "-n", self.ns, "-l", sel, "-o", "json", check=True).stdout
-        return json.loads(out)["items"]
+        return self.list_jobs(f"{jobkit.LABEL_INCIDENT}={INCIDENT}" + (f",{jobkit.LABEL_PHASE}={phase}" if phase else ""))
 
     def status(self, key: str) -> dict[str, Any]:
-        return (self.get("incidents.recall.dev", INCIDENT).get("status") or {}).get(key) or {}
+        return self.status_field(INCIDENT, key)
 
     def setup(self, risk: str = "medium", service_account: str = jobkit.DEFAULT_SERVICE_ACCOUNT) -> str:
         """Runbook, an Incident opened by OPENER, the runner's ServiceAccount and a recommendation; returns its planHash."""
-        self.kubectl("create", "serviceaccount", service_account, "-n", self.ns, check=True)
         rb = runbook(risk)
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "payments-drain"},
-                    "spec": rb})
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
-                    "metadata": {"name": INCIDENT, "annotations": {"recall.dev/opened-by": OPENER}},
-                    "spec": INCIDENT_SPEC})
-        plan = build_plan(IncidentSpec.model_validate(INCIDENT_SPEC),
-                          Runbook(name="payments-drain", spec=RunbookSpec.model_validate(rb)))
-        rec = {"mode": "actionable", "runbook": "payments-drain", "planHash": plan.plan_hash, "similarity": 85,
-               "actionability": 80, "steps": [s.as_status() for s in plan.steps]}
-        self.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", self.ns, "--subresource=status",
-                     "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
-        return plan.plan_hash
+        self.create_runbook("payments-drain", rb, service_account)
+        self.create_incident(INCIDENT, INCIDENT_SPEC, {"recall.dev/opened-by": OPENER})
+        return self.recommend(INCIDENT, INCIDENT_SPEC, "payments-drain", rb, similarity=85, actionability=80)
 
     def approve(self, name: str, plan_hash: str, approver: str) -> None:
-        spec = {"incident": INCIDENT, "planHash": plan_hash, "decision": "approve", "approver": approver}
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": name}, "spec": spec})
+        self.approve_plan(INCIDENT, name, plan_hash, approver=approver)
 
     def approval(self, name: str) -> dict[str, Any]:
         return self.get("approvals.recall.dev", name)
@@ -111,18 +74,7 @@ class Env:
                         and self.approval(name)["status"])
 
     def dry_run_done(self, plan_hash: str) -> dict[str, Any] | None:
-        dry = self.status("dryRun")
-        return dry if dry.get("planHash") == plan_hash and dry.get("done") else None
-
-
-def run_operator(namespace: str, reraise: bool = True) -> KopfRunner:
-    # Only the execution handlers, in a registry of their own (as in test_execution.py);
-    # their start-up handler reads the policy from the environment the test set.
-    registry = execution_handlers.register(kopf.OperatorRegistry())
-    kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
-    kopf.on.startup(registry=registry)(lambda settings, **_: configure_settings(settings))
-    return KopfRunner(["run", "--standalone", f"--namespace={namespace}"], registry=registry, timeout=60,
-                      reraise=reraise)
+        return self.dry_run_of(INCIDENT, plan_hash)
 
 
 @pytest.fixture
@@ -130,11 +82,10 @@ def env(kubectl: Callable[..., Any], namespace: str, monkeypatch: pytest.MonkeyP
     for var in ("RECALL_FOUR_EYES", "RECALL_APPROVAL_EXPIRY_MINUTES", "RECALL_AUTO_DRY_RUN",
                 "RECALL_EXECUTOR_SERVICE_ACCOUNT"):
         monkeypatch.delenv(var, raising=False)
-    default = kopf.get_default_registry()
     try:
-        yield Env(kubectl, namespace)
+        with kept_default_registry():
+            yield Env(kubectl, namespace)
     finally:
-        kopf.set_default_registry(default)  # `kopf run` makes the runner's registry the default
         execution_handlers.load_policy({})  # later tests in this process start from the defaults
 
 

@@ -10,94 +10,36 @@ depending on what recall would recommend; only the execution handlers run.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import kopf
 import pytest
-from kopf.testing import KopfRunner
 
-from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
-from recall_operator.domain.plan import build_plan
-from recall_operator.handlers import configure_settings
-from recall_operator.handlers import execution as execution_handlers
+from kit import KubeEnv, cart_runbook, kept_default_registry
+from kit import execution_operator as operator
 from recall_operator.kube import jobs as jobkit
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
-DEADLINE = 180.0
 INCIDENT = "inc-cart-latency"
 INCIDENT_SPEC = {"service": "cart", "title": "cart p99 latency over 2s", "severity": "high", "symptoms": ["latency-spike"]}
-RUNBOOK = {
-    "title": "flush hot keys and recycle cart",
-    "services": ["cart"],
-    "steps": [
-        {"name": "snapshot", "image": "redis-tools:7", "command": ["redis-cli", "-h", "$(SERVICE)", "bgsave"],
-         "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "info", "persistence"],
-         "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "del", "snapshot-marker"], "estimatedSeconds": 10},
-        {"name": "announce", "image": "notify:1", "command": ["notify", "--service", "$(SERVICE)"],
-         "estimatedSeconds": 5},
-        {"name": "flush-hot-keys", "image": "redis-tools:7",
-         "command": ["redis-cli", "-h", "$(SERVICE)", "flushhot"],
-         "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "--hotkeys"],
-         "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "restore"], "estimatedSeconds": 10},
-        {"name": "restart-cart", "image": "kubectl:1.36",
-         "command": ["kubectl", "rollout", "restart", "deployment/$(SERVICE)"],
-         "dryRunCommand": ["kubectl", "rollout", "status", "deployment/$(SERVICE)"],
-         "rollbackCommand": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)"], "estimatedSeconds": 10},
-    ],
-}
+RUNBOOK = cart_runbook()
 STEP_NAMES = [s["name"] for s in RUNBOOK["steps"]]
 
 
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE) -> Any:
-    end = time.monotonic() + deadline
-    last: Any = None
-    while time.monotonic() < end:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
-
-
-class Env:
-    def __init__(self, kubectl: Callable[..., Any], namespace: str) -> None:
-        self.kubectl, self.ns = kubectl, namespace
-
-    def apply(self, obj: dict[str, Any]) -> None:
-        obj.setdefault("metadata", {})["namespace"] = self.ns
-        self.kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
-
-    def get(self, kind: str, name: str) -> dict[str, Any]:
-        proc = self.kubectl("get", kind, name, "-n", self.ns, "-o", "json")
-        return json.loads(proc.stdout) if proc.returncode == 0 else {}
-
+class Env(KubeEnv):
     def jobs(self, *selectors: str) -> list[dict[str, Any]]:
-        sel = ",".join((f"{jobkit.LABEL_INCIDENT}={INCIDENT}", *selectors))
-        out = self.kubectl("get", "jobs", "-n", self.ns, "-l", sel, "-o", "json", check=True).stdout
-        return json.loads(out)["items"]
+        return self.list_jobs(",".join((f"{jobkit.LABEL_INCIDENT}={INCIDENT}", *selectors)))
 
     def status(self, key: str) -> dict[str, Any]:
-        return (self.get("incidents.recall.dev", INCIDENT).get("status") or {}).get(key) or {}
+        return self.status_field(INCIDENT, key)
 
     def setup(self, mode: str = "actionable", annotations: dict[str, str] | None = None) -> str:
         """Runbook, Incident, the runner's ServiceAccount, and a recommendation with a real plan; returns its planHash."""
-        self.kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", self.ns, check=True)
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
-                    "metadata": {"name": "cart-hot-keys"}, "spec": RUNBOOK})
-        meta: dict[str, Any] = {"name": INCIDENT}
-        if annotations:
-            meta["annotations"] = annotations
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": meta, "spec": INCIDENT_SPEC})
-        plan = build_plan(IncidentSpec.model_validate(INCIDENT_SPEC),
-                          Runbook(name="cart-hot-keys", spec=RunbookSpec.model_validate(RUNBOOK)))
-        rec = {"mode": mode, "runbook": "cart-hot-keys", "planHash": plan.plan_hash, "similarity": 80,
-               "actionability": 75, "steps": [s.as_status() for s in plan.steps]}
-        self.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", self.ns, "--subresource=status",
-                     "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
-        return plan.plan_hash
+        self.create_runbook("cart-hot-keys", RUNBOOK)
+        self.create_incident(INCIDENT, INCIDENT_SPEC, annotations)
+        return self.recommend(INCIDENT, INCIDENT_SPEC, "cart-hot-keys", RUNBOOK, mode=mode)
 
     def event_reasons(self) -> set[str]:
         out = self.kubectl("get", "events", "-n", self.ns, "--field-selector", f"involvedObject.name={INCIDENT}",
@@ -105,40 +47,20 @@ class Env:
         return {e.get("reason") for e in json.loads(out)["items"]}
 
     def approve(self, name: str, plan_hash: str, decision: str = "approve", reason: str = "") -> None:
-        spec = {"incident": INCIDENT, "planHash": plan_hash, "decision": decision, "approver": "alice"}
-        if reason:
-            spec["reason"] = reason
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": name}, "spec": spec})
+        self.approve_plan(INCIDENT, name, plan_hash, decision=decision, reason=reason)
 
     def approval_state(self, name: str) -> dict[str, Any]:
         return self.get("approvals.recall.dev", name).get("status") or {}
 
     def dry_run_done(self, plan_hash: str) -> dict[str, Any] | None:
-        dry = self.status("dryRun")
-        if dry.get("planHash") == plan_hash and dry.get("done"):
-            return dry
-        return None
-
-
-def operator(namespace: str) -> KopfRunner:
-    # A registry of its own: only the execution handlers run, whatever other
-    # handler modules this test process has imported. A fresh registry has no
-    # login handler, so it gets the kubeconfig one (KUBECONFIG is the test cluster's).
-    registry = execution_handlers.register(kopf.OperatorRegistry())
-    kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
-    # The operator's own Kopf settings (progress kept in recall.dev annotations).
-    kopf.on.startup(registry=registry)(lambda settings, **_: configure_settings(settings))
-    return KopfRunner(["run", "--standalone", f"--namespace={namespace}"], registry=registry, timeout=60)
+        return self.dry_run_of(INCIDENT, plan_hash)
 
 
 @pytest.fixture
 def env(kubectl: Callable[..., Any], namespace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
     monkeypatch.setenv("RECALL_ALLOW_SIMULATED_FAILURE", "1")
-    default = kopf.get_default_registry()
-    try:
+    with kept_default_registry():
         yield Env(kubectl, namespace)
-    finally:
-        kopf.set_default_registry(default)  # `kopf run` makes the runner's registry the default
 
 
 def by_step(jobs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -31,17 +31,19 @@ import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import support
 from alertmanager import free_port
+from kit import KubeEnv, cart_runbook
 from recall_operator.bridge.alertmanager import incident_name
 from recall_operator.cluster import LocalCluster
-from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
-from recall_operator.domain.plan import build_plan
 from recall_operator.kube import jobs as jobkit
+from support import post_json, stop_process
 
 pytestmark = pytest.mark.integration
 
@@ -50,26 +52,7 @@ INCIDENT = "inc-fault"
 INCIDENT_SPEC = {"service": "cart", "title": "cart p99 latency over 2s", "severity": "high",
                  "symptoms": ["latency-spike"]}
 RUNBOOK_NAME = "cart-recycle"
-RUNBOOK: dict[str, Any] = {
-    "title": "snapshot, flush and recycle cart",
-    "services": ["cart"],
-    "symptoms": ["latency-spike"],
-    "steps": [
-        {"name": "snapshot", "image": "redis-tools:7", "command": ["redis-cli", "-h", "$(SERVICE)", "bgsave"],
-         "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "info", "persistence"],
-         "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "del", "snapshot-marker"], "estimatedSeconds": 10},
-        {"name": "announce", "image": "notify:1", "command": ["notify", "--service", "$(SERVICE)"],
-         "estimatedSeconds": 5},
-        {"name": "flush-hot-keys", "image": "redis-tools:7",
-         "command": ["redis-cli", "-h", "$(SERVICE)", "flushhot"],
-         "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "--hotkeys"],
-         "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "restore"], "estimatedSeconds": 10},
-        {"name": "restart-cart", "image": "kubectl:1.36",
-         "command": ["kubectl", "rollout", "restart", "deployment/$(SERVICE)"],
-         "dryRunCommand": ["kubectl", "rollout", "status", "deployment/$(SERVICE)"],
-         "rollbackCommand": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)"], "estimatedSeconds": 10},
-    ],
-}
+RUNBOOK: dict[str, Any] = cart_runbook("snapshot, flush and recycle cart", symptoms=["latency-spike"])
 STEP_NAMES = [s["name"] for s in RUNBOOK["steps"]]
 DRY_RUN_STEPS = [s["name"] for s in RUNBOOK["steps"] if s.get("dryRunCommand")]
 ONE_MIB = 1024 * 1024  # the bridge's documented body limit; "oversized" bodies here exceed it
@@ -79,15 +62,7 @@ TERMINAL = ("Succeeded", "Failed", "RolledBack", "Stopped")
 TALLY: Counter[str] = Counter()
 
 
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE, every: float = 0.5) -> Any:
-    end = time.monotonic() + deadline
-    last: Any = None
-    while time.monotonic() < end:
-        last = probe()
-        if last:
-            return last
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
+wait_for = partial(support.wait_for, deadline=DEADLINE)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -118,13 +93,8 @@ class Operator:
         TALLY["operator SIGKILLs"] += 1
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=30)
+        if self.proc is not None:
+            stop_process(self.proc)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -152,50 +122,27 @@ def recall_operator(namespace: str, kubeconfig: Path, tmp: Path, *extra: str, na
     return Operator(argv, _env(kubeconfig, tmp), tmp / f"{name}.log")
 
 
-class Env:
-    def __init__(self, kubectl: Callable[..., Any], namespace: str) -> None:
-        self.kubectl, self.ns = kubectl, namespace
-
-    def apply(self, obj: dict[str, Any]) -> None:
-        obj.setdefault("metadata", {})["namespace"] = self.ns
-        self.kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
-
-    def get(self, kind: str, name: str) -> dict[str, Any]:
-        proc = self.kubectl("get", kind, name, "-n", self.ns, "-o", "json")
-        return json.loads(proc.stdout) if proc.returncode == 0 else {}
-
+class Env(KubeEnv):
     def status(self, key: str, incident: str = INCIDENT) -> dict[str, Any]:
-        return (self.get("incidents.recall.dev", incident).get("status") or {}).get(key) or {}
+        return self.status_field(incident, key)
 
     def jobs(self, incident: str = INCIDENT) -> list[dict[str, Any]]:
-        proc = self.kubectl("get", "jobs", "-n", self.ns, "-l", f"{jobkit.LABEL_INCIDENT}={incident}", "-o", "json")
-        return json.loads(proc.stdout)["items"] if proc.returncode == 0 else []
+        return self.list_jobs(f"{jobkit.LABEL_INCIDENT}={incident}", check=False)
 
     def pods(self) -> list[dict[str, Any]]:
         proc = self.kubectl("get", "pods", "-n", self.ns, "-o", "json", check=True)
         return json.loads(proc.stdout)["items"]
 
     def setup(self, annotations: dict[str, str] | None = None) -> str:
-        self.kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", self.ns, check=True)
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
-                    "metadata": {"name": RUNBOOK_NAME}, "spec": RUNBOOK})
-        meta: dict[str, Any] = {"name": INCIDENT, **({"annotations": annotations} if annotations else {})}
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": meta, "spec": INCIDENT_SPEC})
-        plan = build_plan(IncidentSpec.model_validate(INCIDENT_SPEC),
-                          Runbook(name=RUNBOOK_NAME, spec=RunbookSpec.model_validate(RUNBOOK)))
-        rec = {"mode": "actionable", "runbook": RUNBOOK_NAME, "planHash": plan.plan_hash, "similarity": 80,
-               "actionability": 75, "steps": [s.as_status() for s in plan.steps]}
-        self.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", self.ns, "--subresource=status",
-                     "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
-        return plan.plan_hash
+        self.create_runbook(RUNBOOK_NAME, RUNBOOK)
+        self.create_incident(INCIDENT, INCIDENT_SPEC, annotations)
+        return self.recommend(INCIDENT, INCIDENT_SPEC, RUNBOOK_NAME, RUNBOOK)
 
     def approve(self, plan_hash: str) -> None:
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": "approve-1"},
-                    "spec": {"incident": INCIDENT, "planHash": plan_hash, "decision": "approve", "approver": "alice"}})
+        self.approve_plan(INCIDENT, "approve-1", plan_hash)
 
     def dry_run_done(self, plan_hash: str) -> bool:
-        dry = self.status("dryRun")
-        return bool(dry.get("planHash") == plan_hash and dry.get("done"))
+        return self.dry_run_of(INCIDENT, plan_hash) is not None
 
     def finished(self) -> dict[str, Any] | None:
         ex = self.status("execution")
@@ -392,16 +339,7 @@ def _alert(fingerprint: str, **labels: str) -> dict[str, Any]:
 
 
 def _post(url: str, body: bytes, content_type: str) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, data=body, headers={"Content-Type": content_type}, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=180) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        try:
-            return exc.code, json.loads(raw)
-        except ValueError:
-            return exc.code, {"raw": raw.decode(errors="replace")}
+    return post_json(url, body, content_type, timeout=180)
 
 
 def _health(url: str) -> dict[str, Any] | None:

@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,10 +25,10 @@ import pytest
 
 from hindsight_server import HindsightServer, HindsightServerError
 from recall_operator.memory.hindsight import HindsightMemory
+from support import stop_process, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.hindsight]
 
-DEADLINE = 180.0
 RUNBOOK = {
     "title": "recycle the cart pods", "services": ["cart"], "symptoms": ["latency-spike"],
     "steps": [{"name": "restart", "image": "kubectl:1.36",
@@ -41,17 +39,6 @@ OUTCOME = {"rootCause": "hot keys after a cache flush", "summary": "recycled the
            "runbook": "cart-recycle", "actions": [{"action": "cart-recycle", "result": "succeeded"}],
            "confirmedBy": "alice"}
 DURING = [f"inc-down-{i}" for i in range(4)]
-
-
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE) -> Any:
-    end = time.monotonic() + deadline
-    last: Any = None
-    while time.monotonic() < end:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
 
 
 @pytest.fixture
@@ -143,13 +130,7 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
             assert conditions(st)["MemoryAvailable"]["status"] == "True", st
         assert op.poll() is None, output()[-5000:]
     finally:
-        if op.poll() is None:
-            op.send_signal(signal.SIGTERM)
-            try:
-                op.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                op.kill()
-                op.wait(timeout=30)
+        stop_process(op)
 
     async def read_back() -> tuple[int, dict[str, Any]]:
         backend = HindsightMemory(hindsight.url)

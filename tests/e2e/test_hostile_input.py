@@ -21,58 +21,22 @@ server and check exactly that; nothing is mocked.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import kopf
 import pytest
-from kopf.testing import KopfRunner
 
-from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
-from recall_operator.domain.plan import build_plan
-from recall_operator.handlers import configure_settings
-from recall_operator.handlers import execution as execution_handlers
+from kit import KubeEnv, cart_runbook, execution_operator, kept_default_registry
 from recall_operator.kube import jobs as jobkit
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
-DEADLINE = 180.0
 RUNBOOK_NAME = "cart-hot-keys"
-RUNBOOK: dict[str, Any] = {
-    "title": "flush hot keys and recycle cart",
-    "services": ["cart"],
-    "symptoms": ["latency-spike", "cache-eviction"],
-    "steps": [
-        {"name": "snapshot", "image": "redis-tools:7", "command": ["redis-cli", "-h", "$(SERVICE)", "bgsave"],
-         "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "info", "persistence"],
-         "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "del", "snapshot-marker"], "estimatedSeconds": 10},
-        {"name": "announce", "image": "notify:1", "command": ["notify", "--service", "$(SERVICE)"],
-         "estimatedSeconds": 5},
-        {"name": "flush-hot-keys", "image": "redis-tools:7",
-         "command": ["redis-cli", "-h", "$(SERVICE)", "flushhot"],
-         "dryRunCommand": ["redis-cli", "-h", "$(SERVICE)", "--hotkeys"],
-         "rollbackCommand": ["redis-cli", "-h", "$(SERVICE)", "restore"], "estimatedSeconds": 10},
-        {"name": "restart-cart", "image": "kubectl:1.36",
-         "command": ["kubectl", "rollout", "restart", "deployment/$(SERVICE)"],
-         "dryRunCommand": ["kubectl", "rollout", "status", "deployment/$(SERVICE)"],
-         "rollbackCommand": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)"], "estimatedSeconds": 10},
-    ],
-}
+RUNBOOK: dict[str, Any] = cart_runbook(symptoms=["latency-spike", "cache-eviction"])
 STEP_NAMES = [s["name"] for s in RUNBOOK["steps"]]
 # Text the Job legitimately carries because the Runbook (GitOps) says so.
 RUNBOOK_TEXT = json.dumps(RUNBOOK, ensure_ascii=False)
-
-
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE) -> Any:
-    end = time.monotonic() + deadline
-    last: Any = None
-    while time.monotonic() < end:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
 
 # Each of these must never reach a container: shell metacharacters, command
 # substitution both ways, a destructive tail, newlines, and unicode that
@@ -117,71 +81,38 @@ def _fragments(texts: list[str], width: int = 6) -> set[str]:
     return out
 
 
-class Env:
-    def __init__(self, kubectl: Callable[..., Any], namespace: str) -> None:
-        self.kubectl, self.ns = kubectl, namespace
-
-    def apply(self, obj: dict[str, Any]) -> None:
-        obj.setdefault("metadata", {})["namespace"] = self.ns
-        self.kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
-
-    def get(self, kind: str, name: str) -> dict[str, Any]:
-        proc = self.kubectl("get", kind, name, "-n", self.ns, "-o", "json")
-        return json.loads(proc.stdout) if proc.returncode == 0 else {}
-
+class Env(KubeEnv):
     def jobs(self, incident: str) -> list[dict[str, Any]]:
-        out = self.kubectl("get", "jobs", "-n", self.ns, "-l", f"{jobkit.LABEL_INCIDENT}={incident}",
-                           "-o", "json", check=True).stdout
-        return json.loads(out)["items"]
+        return self.list_jobs(f"{jobkit.LABEL_INCIDENT}={incident}")
 
     def status(self, incident: str) -> dict[str, Any]:
-        return self.get("incidents.recall.dev", incident).get("status") or {}
+        return self.incident_status(incident)
 
     def runbook(self) -> None:
-        self.kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", self.ns, check=True)
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
-                    "metadata": {"name": RUNBOOK_NAME}, "spec": RUNBOOK})
+        self.create_runbook(RUNBOOK_NAME, RUNBOOK)
 
     def incident(self, name: str, spec: dict[str, Any], recommend: bool = True) -> str | None:
         """Create the Incident; with `recommend`, write an actionable recommendation for it; returns its planHash."""
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": name}, "spec": spec})
+        self.create_incident(name, spec)
         if not recommend:
             return None
-        plan = build_plan(IncidentSpec.model_validate(spec),
-                          Runbook(name=RUNBOOK_NAME, spec=RunbookSpec.model_validate(RUNBOOK)))
-        rec = {"mode": "actionable", "runbook": RUNBOOK_NAME, "planHash": plan.plan_hash, "similarity": 80,
-               "actionability": 75, "steps": [s.as_status() for s in plan.steps]}
-        self.kubectl("patch", "incidents.recall.dev", name, "-n", self.ns, "--subresource=status",
-                     "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
-        return plan.plan_hash
+        return self.recommend(name, spec, RUNBOOK_NAME, RUNBOOK)
 
     def approve(self, incident: str, name: str, plan_hash: str) -> None:
-        self.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": name},
-                    "spec": {"incident": incident, "planHash": plan_hash, "decision": "approve", "approver": "alice"}})
+        self.approve_plan(incident, name, plan_hash)
 
     def run_to_the_end(self, incident: str, plan_hash: str) -> dict[str, Any]:
-        wait_for("dry-runs finished", lambda: (d := self.status(incident).get("dryRun") or {}).get("planHash") == plan_hash
-                 and d.get("done") and d)
+        wait_for("dry-runs finished", lambda: self.dry_run_of(incident, plan_hash))
         self.approve(incident, f"approve-{incident}", plan_hash)
         return wait_for("the execution to finish",
                         lambda: (e := self.status(incident).get("execution") or {}).get("state") in
                         ("Succeeded", "Failed", "RolledBack", "Stopped") and e)
 
 
-def execution_operator(namespace: str) -> KopfRunner:
-    registry = execution_handlers.register(kopf.OperatorRegistry())
-    kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
-    kopf.on.startup(registry=registry)(lambda settings, **_: configure_settings(settings))
-    return KopfRunner(["run", "--standalone", f"--namespace={namespace}"], registry=registry, timeout=60)
-
-
 @pytest.fixture
 def env(kubectl: Callable[..., Any], namespace: str) -> Iterator[Env]:
-    default = kopf.get_default_registry()
-    try:
+    with kept_default_registry():
         yield Env(kubectl, namespace)
-    finally:
-        kopf.set_default_registry(default)
 
 
 def _step_command(step: str, phase: str) -> list[str]:

@@ -25,6 +25,7 @@ import pytest
 from alertmanager import Alertmanager, free_port
 from recall_operator.bridge import serve
 from recall_operator.bridge.alertmanager import MAX_BODY_BYTES, incident_name
+from support import post_json as post
 
 pytestmark = pytest.mark.integration
 
@@ -96,23 +97,6 @@ def bridge(namespace: str, cluster: Any) -> Iterator[BridgeThread]:
         yield b
     finally:
         b.stop()
-
-
-def post(url: str, body: bytes, content_type: str | None = "application/json") -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": content_type} if content_type else {}
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    if content_type is None:
-        # urllib adds a form content type to any POST with a body unless told otherwise
-        request.add_unredirected_header("Content-Type", "")
-    try:
-        with urllib.request.urlopen(request, timeout=60) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        try:
-            return exc.code, json.loads(raw)
-        except ValueError:
-            return exc.code, {"raw": raw.decode(errors="replace")}
 
 
 def incidents(k8s_api: Any, namespace: str) -> list[dict[str, Any]]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -30,6 +29,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+from support import stop_process
 
 pytestmark = pytest.mark.integration
 
@@ -201,13 +202,7 @@ def fuzz(cluster: Any, kubectl: Callable[..., Any], k8s_api: Any,
         assert "Traceback" not in f.output(), f.output()[-8000:]
         sys.__stderr__.write(f"\nfuzz tally: {dict(sorted(TALLY.items()))}\n")
     finally:
-        if op.poll() is None:
-            op.send_signal(signal.SIGTERM)
-            try:
-                op.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                op.kill()
-                op.wait(timeout=30)
+        stop_process(op)
         kubectl("delete", "namespace", namespace, "--wait=false", "--ignore-not-found")
 
 

@@ -10,7 +10,7 @@ is still found on its service; one on another service is found by its words.
 The file is opened in WAL mode and every write is one transaction, so a crash
 loses nothing that `remember` returned for. SQLite runs in the calling thread:
 every statement is an index lookup or a bounded FTS query (well under the
-event loop's patience at 100k memories; see scripts/bench_memory.py).
+event loop's patience at 100k memories; `recall bench` measures it).
 """
 
 from __future__ import annotations
