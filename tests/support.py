@@ -1,0 +1,88 @@
+"""Small helpers shared by tests in more than one folder (tests/ is on sys.path, so ``import support``).
+
+- ``wait_for``: poll a probe until it returns something truthy, or fail naming what was awaited.
+- ``free_port``: a free TCP port on loopback.
+- ``wait_http_ok``: poll a URL until it answers 200, while a process is alive.
+- ``post_json``: POST a body and read the JSON answer, HTTP errors included.
+- ``stop_process``: SIGTERM a subprocess, then SIGKILL it when it will not stop.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+
+def wait_for(what: str, probe: Callable[[], Any], deadline: float = 180.0, every: float = 0.5) -> Any:
+    """Return probe()'s first truthy value; raise AssertionError naming `what` after `deadline` seconds."""
+    end = time.monotonic() + deadline
+    last: Any = None
+    while time.monotonic() < end:
+        last = probe()
+        if last:
+            return last
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_http_ok(url: str, proc: subprocess.Popen[Any], timeout: float, every: float = 0.2) -> bool:
+    """True as soon as `url` answers 200; False when `proc` exits first or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(every)
+    return False
+
+
+def post_json(
+    url: str, body: bytes, content_type: str | None = "application/json", timeout: float = 60
+) -> tuple[int, dict[str, Any]]:
+    """POST `body`; the status and the JSON answer (or ``{"raw": text}`` for a non-JSON error body).
+
+    ``content_type=None`` sends an empty Content-Type header.
+    """
+    headers = {"Content-Type": content_type} if content_type else {}
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    if content_type is None:
+        # urllib adds a form content type to any POST with a body unless told otherwise
+        request.add_unredirected_header("Content-Type", "")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        raw = exc.read()
+        try:
+            return exc.code, json.loads(raw)
+        except ValueError:
+            return exc.code, {"raw": raw.decode(errors="replace")}
+
+
+def stop_process(proc: subprocess.Popen[Any], timeout: float = 30) -> None:
+    """SIGTERM `proc` if it still runs; SIGKILL it when it has not exited within `timeout`."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)
