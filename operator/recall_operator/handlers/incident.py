@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import kopf
+from kubernetes import client as k8s_client
 from pydantic import ValidationError
 
+from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.consolidation import runbook_outcome
+from recall_operator.domain.contradictions import propose
+from recall_operator.domain.guards import memory_staleness
+from recall_operator.domain.similarity import score_candidates
 from recall_operator.domain.dna import incident_dna
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.plan import PlanError, build_plan
@@ -30,6 +36,7 @@ from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
 from recall_operator.replay import recall_query
 
 GROUP, VERSION, PLURAL = catalog.GROUP, catalog.VERSION, "incidents"
+kopf_logger = logging.getLogger("recall_operator.handlers.incident")
 # How often open incidents are re-evaluated and the outbox retried.
 REEVALUATE_SECONDS = 10.0
 # Optimistic-concurrency retries when two outcomes update one Runbook at once.
@@ -119,6 +126,38 @@ async def _update_runbook(api: Any, namespace: str, name: str, incident: str, ou
     raise kopf.TemporaryError(f"runbook {name} kept changing under us; will retry", delay=5)
 
 
+async def _propose_contradiction(episode: EpisodicMemory, ctx: Context, memory: MemoryBackend, memo: kopf.Memo) -> None:
+    """Propose an open Contradiction when this outcome's closest look-alike disagrees.
+
+    A proposal is advice to people: failing to make one never fails the
+    consolidation, and a migration that explains the difference is no contradiction.
+    """
+    incident = Incident(name=episode.incident, namespace=episode.namespace, spec=episode.spec)
+    try:
+        candidates = clean_candidates(episode.incident, await memory.recall(recall_query(incident, ctx.topology)))
+    except MemoryUnavailable:
+        return
+    scored = [
+        s for s in score_candidates(episode.spec, candidates, ctx.topology, dict(ctx.records))
+        if memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now) is None
+    ]
+    proposal = propose(episode, scored, ctx.catalog.keys(), ctx.contradictions)
+    if proposal is None:
+        return
+    body = {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "Contradiction",
+        "metadata": {"name": proposal.name, "labels": {"recall.dev/proposed-by": "recall-operator"},
+                     "annotations": {"recall.dev/why": proposal.why}},
+        "spec": proposal.spec(),
+    }
+    objects = k8s_client.CustomObjectsApi(memo.api)
+    try:
+        await asyncio.to_thread(objects.create_namespaced_custom_object, GROUP, VERSION, episode.namespace, "contradictions", body)
+    except k8s_client.ApiException as exc:
+        if exc.status != 409:  # 409: proposed already (a retried consolidation)
+            kopf_logger.warning(f"could not propose contradiction {proposal.name}: {exc.status} {exc.reason}")
+
+
 async def consolidate(
     name: str,
     namespace: str,
@@ -127,7 +166,7 @@ async def consolidate(
     status: Mapping[str, Any],
     generation: int,
     memo: kopf.Memo,
-    runbooks: list[str],
+    ctx: Context,
 ) -> st.StatusChange:
     key = st.resolution_key(resolution)
     now = _now()
@@ -147,7 +186,9 @@ async def consolidate(
         return st.outbox_status(status, key, generation, now, str(exc) or type(exc).__name__)
     metrics.outbox(f"{namespace}/{name}", False)  # metrics
     metrics.memory_up(True)  # metrics
+    await _propose_contradiction(episode, ctx, memory, memo)
     counted = []
+    runbooks = list(ctx.catalog)
     for rb in sorted({*runbooks, *([res.runbook] if res.runbook else [])}):
         outcome = runbook_outcome(res, rb)
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome):
@@ -191,7 +232,7 @@ async def reconcile(
             if st.is_consolidated(status, st.resolution_key(resolution)):
                 return
             change = await consolidate(
-                name, namespace, incident.spec, resolution, status, generation, memo, list(ctx.catalog)
+                name, namespace, incident.spec, resolution, status, generation, memo, ctx
             )
         else:
             assessment, plan, error = await triage(incident, ctx, memo.get("memory"), memo.get("policy") or Settings())

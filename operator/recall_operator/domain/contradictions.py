@@ -1,0 +1,91 @@
+"""Seeing two confirmed outcomes disagree, and saying so as a proposed Contradiction.
+
+When a new outcome and an earlier one for the same failure pattern point to
+different fixes, or the same fix worked in one and failed in the other, nobody
+should have to notice it by chance at 3 a.m.: the operator proposes an open
+Contradiction with both claims, and a person reconciles it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from recall_operator.domain.consolidation import runbook_outcome
+from recall_operator.domain.models import Contradiction, EpisodicMemory
+from recall_operator.domain.similarity import ScoredMemory
+
+# Only precedents this similar are "the same failure pattern"; below it, two
+# different fixes are two different failures, not a disagreement.
+SAME_PATTERN_SIMILARITY = 70
+
+
+@dataclass(frozen=True)
+class Proposal:
+    name: str
+    topic: str
+    memories: tuple[str, str]
+    claims: tuple[tuple[str, str], tuple[str, str]]
+    why: str
+
+    def spec(self) -> dict[str, object]:
+        """The Contradiction's spec, as the CRD takes it: open until a person reconciles it."""
+        return {
+            "topic": self.topic,
+            "memories": list(self.memories),
+            "claims": [{"memory": m, "claim": c} for m, c in self.claims],
+            "resolution": {"state": "open"},
+        }
+
+
+def claim(memory: EpisodicMemory) -> str:
+    """What an outcome says fixed it, in a line."""
+    res = memory.resolution
+    failed = [a.action for a in res.actions if a.result == "failed"]
+    fix = f"runbook {res.runbook} resolved it" if res.runbook else "it was resolved by hand"
+    tried = f"; tried and failed: {'; '.join(failed)}" if failed else ""
+    return f"{fix}{tried}"[:1000]
+
+
+def disagreement(new: EpisodicMemory, old: EpisodicMemory, runbooks: Iterable[str]) -> str | None:
+    """Why two outcomes of one failure pattern disagree, or None when they agree."""
+    for rb in runbooks:
+        a, b = runbook_outcome(old.resolution, rb), runbook_outcome(new.resolution, rb)
+        if {a, b} == {"succeeded", "failed"}:
+            return f"runbook {rb} {a} in {old.incident} but {b} in {new.incident}"
+    if old.resolution.runbook != new.resolution.runbook:
+        was = old.resolution.runbook or "a manual fix"
+        now = new.resolution.runbook or "a manual fix"
+        return f"{old.incident} was resolved by {was}, {new.incident} by {now}"
+    return None
+
+
+def propose(
+    new: EpisodicMemory,
+    scored: Sequence[ScoredMemory],
+    runbooks: Iterable[str],
+    existing: Iterable[Contradiction] = (),
+) -> Proposal | None:
+    """The open Contradiction to propose for a new outcome, if its closest look-alike disagrees.
+
+    Pairs already named together in a Contradiction are not proposed again.
+    """
+    known = [set(c.spec.memories) for c in existing]
+    names = list(runbooks)
+    for s in scored:
+        if s.similarity < SAME_PATTERN_SIMILARITY:
+            break
+        old = s.memory
+        if old.incident == new.incident or any({old.incident, new.incident} <= k for k in known):
+            continue
+        why = disagreement(new, old, names)
+        if why is None:
+            continue
+        return Proposal(
+            name=f"recall-{old.incident}-vs-{new.incident}"[:253],
+            topic=f"{new.spec.service}: {new.spec.title}"[:256],
+            memories=(old.incident, new.incident),
+            claims=((old.incident, claim(old)), (new.incident, claim(new))),
+            why=f"{why} (similarity {s.similarity})",
+        )
+    return None

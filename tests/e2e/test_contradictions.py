@@ -1,0 +1,94 @@
+"""Contradictions as first-class: the operator proposes one when two outcomes disagree, and it matters.
+
+Two incidents of one failure pattern are resolved differently; the operator
+must propose an open Contradiction naming both with their claims, a third
+look-alike must then be advisory with both claims shown, and once a person
+reconciles it the third one is no longer held back by it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from recall_operator.demo import apply, wait_for
+
+pytestmark = pytest.mark.integration
+
+DEADLINE_S = 120.0
+SPEC = {
+    "service": "orders-consumer",
+    "severity": "high",
+    "title": "orders consumer group rebalancing in a loop, lag growing on every partition",
+    "description": "The consumer group rebalances every few minutes; polls overrun max.poll.interval.ms.",
+    "symptoms": ["consumer-lag", "rebalance-loop"],
+    "errorSignatures": ["consumer poll timeout has expired", "Member consumer-1 sending LeaveGroup request"],
+}
+
+
+def _runbook(name: str, title: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": name},
+        "spec": {"title": title, "services": ["orders-consumer"], "symptoms": ["consumer-lag", "rebalance-loop"],
+                 "steps": [{"name": "apply", "image": "tools:1", "command": ["kafka-configs", "--alter", "$(SERVICE)"],
+                            "dryRunCommand": ["kafka-configs", "--describe", "$(SERVICE)"], "risk": "low",
+                            "estimatedSeconds": 30}]},
+    }
+
+
+def _incident(name: str, resolution: dict[str, Any] | None = None) -> dict[str, Any]:
+    spec = dict(SPEC, **({"resolution": resolution} if resolution else {}))
+    return {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": name}, "spec": spec}
+
+
+def _contradictions(kubectl: Any, namespace: str) -> list[dict[str, Any]]:
+    proc = kubectl("get", "contradictions", "-n", namespace, "-o", "json")
+    return json.loads(proc.stdout)["items"] if proc.returncode == 0 else []
+
+
+def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_the_next_look_alike(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any
+) -> None:
+    for rb in (_runbook("raise-poll-interval", "Raise max.poll.interval.ms"),
+               _runbook("reduce-poll-records", "Lower max.poll.records")):
+        apply(kubectl, namespace, rb)
+    apply(kubectl, namespace, _incident("inc-a", {
+        "rootCause": "slow batches overran the poll interval", "summary": "raising the interval stopped the loop",
+        "runbook": "raise-poll-interval", "confirmedBy": "oncall-a",
+        "actions": [{"action": "run runbook raise-poll-interval", "result": "succeeded"}]}))
+    wait_for("inc-a in memory", lambda: get_status("inc-a").get("memory", {}).get("written") or
+             any(c.get("type") == "Resolved" and c.get("status") == "True" for c in get_status("inc-a").get("conditions", [])),
+             timeout=DEADLINE_S)
+    assert _contradictions(kubectl, namespace) == []  # one outcome cannot disagree with itself
+
+    apply(kubectl, namespace, _incident("inc-b", {
+        "rootCause": "a hung consumer kept its partitions", "summary": "raising the interval made it worse",
+        "runbook": "reduce-poll-records", "confirmedBy": "oncall-b",
+        "actions": [{"action": "run runbook raise-poll-interval", "result": "failed"},
+                    {"action": "run runbook reduce-poll-records", "result": "succeeded"}]}))
+    proposed = wait_for("a proposed contradiction", lambda: _contradictions(kubectl, namespace), timeout=DEADLINE_S)
+    assert len(proposed) == 1
+    spec = proposed[0]["spec"]
+    assert spec["memories"] == ["inc-a", "inc-b"]
+    assert spec["resolution"]["state"] == "open"
+    assert [c["memory"] for c in spec["claims"]] == ["inc-a", "inc-b"]
+    assert "raise-poll-interval" in spec["claims"][0]["claim"] and "failed" in spec["claims"][1]["claim"]
+
+    apply(kubectl, namespace, _incident("inc-c"))
+    rec = wait_for("a recommendation on inc-c",
+                   lambda: get_status("inc-c").get("recommendation", {}).get("mode") and get_status("inc-c")["recommendation"],
+                   timeout=DEADLINE_S)
+    assert rec["mode"] != "actionable"
+    warnings = " ".join(rec.get("warnings", []))
+    assert "open contradiction" in warnings and "inc-a:" in warnings and "inc-b:" in warnings
+
+    # A person reconciles it: the contradiction no longer holds the recommendation back.
+    name = proposed[0]["metadata"]["name"]
+    kubectl("patch", "contradiction", name, "-n", namespace, "--type=merge", "-p",
+            json.dumps({"spec": {"resolution": {"state": "reconciled", "note": "small batches are the default"}}}),
+            check=True)
+    wait_for("inc-c re-evaluated without the open contradiction",
+             lambda: "open contradiction" not in " ".join(get_status("inc-c").get("recommendation", {}).get("warnings", [])),
+             timeout=DEADLINE_S)

@@ -1,0 +1,71 @@
+"""Proposing a Contradiction from two disagreeing outcomes, as a pure function."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from recall_operator.domain.contradictions import SAME_PATTERN_SIMILARITY, propose
+from recall_operator.domain.models import (
+    Action, Contradiction, ContradictionSpec, EpisodicMemory, IncidentSpec, Resolution,
+)
+from recall_operator.domain.similarity import Breakdown, ScoredMemory
+
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+SPEC = IncidentSpec(service="orders-consumer", title="rebalance loop", symptoms=("rebalance-loop",))
+RUNBOOKS = ["raise-interval", "reduce-records"]
+
+
+def _memory(name: str, runbook: str | None, actions: list[tuple[str, str]], day: int) -> EpisodicMemory:
+    return EpisodicMemory(
+        incident=name, spec=SPEC, resolved_at=T0 + timedelta(days=day),
+        resolution=Resolution(runbook=runbook, actions=tuple(Action(action=a, result=r) for a, r in actions),
+                              confirmed_by="oncall"),
+    )
+
+
+def _scored(memory: EpisodicMemory, similarity: int) -> ScoredMemory:
+    return ScoredMemory(memory, similarity, Breakdown(1, 1, 1, 1, 1, 1))
+
+
+OLD = _memory("inc-1", "raise-interval", [("run runbook raise-interval", "succeeded")], 0)
+
+
+@pytest.mark.parametrize(
+    ("new", "similarity", "expected_why"),
+    [
+        (_memory("inc-2", "reduce-records", [("run runbook raise-interval", "failed"), ("run reduce-records", "succeeded")], 9),
+         90, "runbook raise-interval succeeded in inc-1 but failed in inc-2"),
+        (_memory("inc-2", "reduce-records", [("run reduce-records", "succeeded")], 9),
+         90, "inc-1 was resolved by raise-interval, inc-2 by reduce-records"),
+        (_memory("inc-2", None, [("grew the volume by hand", "succeeded")], 9),
+         90, "inc-1 was resolved by raise-interval, inc-2 by a manual fix"),
+        (_memory("inc-2", "raise-interval", [("run runbook raise-interval", "succeeded")], 9), 90, None),
+        (_memory("inc-2", "reduce-records", [("run reduce-records", "succeeded")], 9), SAME_PATTERN_SIMILARITY - 1, None),
+    ],
+)
+def test_a_proposal_only_when_the_same_pattern_was_fixed_differently(new, similarity, expected_why) -> None:
+    proposal = propose(new, [_scored(OLD, similarity)], RUNBOOKS)
+    if expected_why is None:
+        assert proposal is None
+        return
+    assert proposal is not None and proposal.why.startswith(expected_why)
+    assert proposal.memories == ("inc-1", "inc-2")
+    spec = proposal.spec()
+    assert spec["resolution"] == {"state": "open"}
+    assert [c["memory"] for c in spec["claims"]] == ["inc-1", "inc-2"]
+    assert "raise-interval" in spec["claims"][0]["claim"]
+
+
+def test_a_pair_already_in_a_contradiction_is_not_proposed_again() -> None:
+    new = _memory("inc-2", "reduce-records", [("run reduce-records", "succeeded")], 9)
+    existing = Contradiction(name="known", spec=ContradictionSpec(topic="t", memories=("inc-1", "inc-2", "inc-9")))
+    assert propose(new, [_scored(OLD, 95)], RUNBOOKS, [existing]) is None
+
+
+def test_the_closest_disagreeing_look_alike_is_named() -> None:
+    agreeing = _memory("inc-0", "reduce-records", [("run reduce-records", "succeeded")], -5)
+    new = _memory("inc-2", "reduce-records", [("run reduce-records", "succeeded")], 9)
+    proposal = propose(new, [_scored(agreeing, 97), _scored(OLD, 88)], RUNBOOKS)
+    assert proposal is not None and proposal.memories == ("inc-1", "inc-2")
