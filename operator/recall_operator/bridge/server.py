@@ -22,6 +22,8 @@ from typing import Any
 
 from aiohttp import web
 
+from recall_operator.kube.client import api_client
+
 from .alertmanager import (
     API_VERSION,
     MAX_BODY_BYTES,
@@ -196,17 +198,8 @@ def create_app(namespace: str, api_client: Any) -> web.Application:
 
 
 def load_api_client() -> Any:
-    """In a pod the ServiceAccount, elsewhere the kubeconfig (KUBECONFIG or ~/.kube/config)."""
-    from kubernetes import client, config
-
-    configuration = client.Configuration()
-    try:
-        config.load_incluster_config(client_configuration=configuration)
-    except config.ConfigException:
-        config.load_kube_config(client_configuration=configuration)
     # One connection per worker thread, so a burst of alerts does not queue on the pool.
-    configuration.connection_pool_maxsize = 32
-    return client.ApiClient(configuration)
+    return api_client(pool_size=32)
 
 
 async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None) -> None:

@@ -1,8 +1,7 @@
 """Seeing two confirmed outcomes disagree, and saying so as a proposed Contradiction.
 
-When a new outcome and an earlier one for the same failure pattern point to
-different fixes, or the same fix worked in one and failed in the other, nobody
-should have to notice it by chance at 3 a.m.: the operator proposes an open
+When the same fix worked for one incident and failed for a close look-alike,
+nobody should have to notice it by chance at 3 a.m.: the operator proposes an open
 Contradiction with both claims, and a person reconciles it.
 """
 
@@ -49,14 +48,14 @@ def claim(memory: EpisodicMemory) -> str:
 
 def disagreement(new: EpisodicMemory, old: EpisodicMemory, runbooks: Iterable[str]) -> str | None:
     """Why two outcomes of one failure pattern disagree, or None when they agree."""
+    # Only the same fix working in one and failing in the other is proposed:
+    # two look-alikes fixed by different runbooks are as often two different
+    # failures (on both dev histories, most such pairs are), and a false
+    # proposal would hold back every later recommendation that cites them.
     for rb in runbooks:
         a, b = runbook_outcome(old.resolution, rb), runbook_outcome(new.resolution, rb)
         if {a, b} == {"succeeded", "failed"}:
             return f"runbook {rb} {a} in {old.incident} but {b} in {new.incident}"
-    if old.resolution.runbook != new.resolution.runbook:
-        was = old.resolution.runbook or "a manual fix"
-        now = new.resolution.runbook or "a manual fix"
-        return f"{old.incident} was resolved by {was}, {new.incident} by {now}"
     return None
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import kopf
 
 from recall_operator.config import settings_from_env
+from recall_operator.kube.client import api_client
 from recall_operator.memory.base import MemorySettings, open_backend
 
 PREFIX = "recall.dev"
@@ -66,17 +67,6 @@ def configure_settings(settings: kopf.OperatorSettings) -> None:
     settings.posting.level = logging.WARNING
     settings.watching.server_timeout = 270
     settings.watching.client_timeout = 300
-
-
-def api_client() -> Any:
-    """A Kubernetes API client: in-cluster when there, else the current kubeconfig."""
-    from kubernetes import client, config
-
-    try:
-        config.load_incluster_config()
-        return client.ApiClient()
-    except config.ConfigException:
-        return config.new_client_from_config(config_file=os.environ.get("KUBECONFIG") or None)
 
 
 @kopf.on.login()

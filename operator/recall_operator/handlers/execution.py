@@ -30,7 +30,6 @@ from typing import Any
 
 import kopf
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
@@ -41,6 +40,7 @@ from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.kube import jobs as jobkit
+from recall_operator.kube.client import api_client
 
 GROUP, VERSION = "recall.dev", "v1alpha1"
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
@@ -71,11 +71,7 @@ def _client() -> k8s.ApiClient:
     global _api
     with _api_lock:
         if _api is None:
-            try:
-                k8s_config.load_incluster_config()
-                _api = k8s.ApiClient()
-            except k8s_config.ConfigException:
-                _api = k8s_config.new_client_from_config(config_file=os.environ.get("KUBECONFIG"))
+            _api = api_client()
         return _api
 
 
