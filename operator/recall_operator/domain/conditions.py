@@ -23,37 +23,19 @@ def set_condition(
 ) -> tuple[list[dict[str, Any]], bool]:
     """The new list, and whether `status` changed (a transition, worth an Event)."""
     value = "True" if status else "False"
-    out: list[dict[str, Any]] = []
-    transitioned = True
-    found = False
-    for c in conditions:
-        if c.get("type") != type_:
-            out.append(dict(c))
-            continue
-        found = True
-        transitioned = c.get("status") != value
-        out.append(
-            {
-                "type": type_,
-                "status": value,
-                "reason": reason,
-                "message": message,
-                "observedGeneration": generation,
-                "lastTransitionTime": now.isoformat() if transitioned else c.get("lastTransitionTime", now.isoformat()),
-            }
-        )
-    if not found:
-        out.append(
-            {
-                "type": type_,
-                "status": value,
-                "reason": reason,
-                "message": message,
-                "observedGeneration": generation,
-                "lastTransitionTime": now.isoformat(),
-            }
-        )
-    return out, transitioned
+    old = condition(conditions, type_)
+    transitioned = old is None or old.get("status") != value
+    new = {
+        "type": type_,
+        "status": value,
+        "reason": reason,
+        "message": message,
+        "observedGeneration": generation,
+        "lastTransitionTime": now.isoformat() if transitioned else old.get("lastTransitionTime", now.isoformat()),
+    }
+    if old is None:
+        return [*map(dict, conditions), new], True
+    return [new if c.get("type") == type_ else dict(c) for c in conditions], transitioned
 
 
 def condition(conditions: Sequence[dict[str, Any]], type_: str) -> dict[str, Any] | None:
