@@ -577,6 +577,10 @@ def _kubeconfig(server: str, pki: _Pki, user: str) -> str:
 # processes
 
 
+# How many times `up` picks new ports when one was taken under it.
+PORT_RACE_ATTEMPTS = 3
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -748,6 +752,19 @@ class LocalCluster:
         if fresh:
             self._wipe()
         deadline = time.monotonic() + timeout
+        # Free ports are picked by binding to port 0 and letting go; another
+        # process may take one before our component binds it. Such a start is
+        # retried with new ports rather than failed.
+        for attempt in range(PORT_RACE_ATTEMPTS):
+            try:
+                return self._up_once(deadline, out)
+            except ClusterError as exc:
+                if "address already in use" not in str(exc) or attempt == PORT_RACE_ATTEMPTS - 1:
+                    raise
+                print(f"a port was taken while starting ({exc.args[0].splitlines()[0]}); retrying", file=out)
+        raise AssertionError("unreachable")
+
+    def _up_once(self, deadline: float, out: Any) -> LocalCluster:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.logs_dir.mkdir(exist_ok=True)
         testbin = self.testbin
