@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
@@ -22,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from recall_operator.config import ConfigError, settings_from_env
 from recall_operator.domain.consolidation import count_runbook_outcomes
 from recall_operator.domain.models import (
     ArchitectureMigration,
@@ -321,9 +323,15 @@ def main(args: argparse.Namespace) -> int:
         print(f"recall replay: no such dataset file: {args.dataset}", file=sys.stderr)
         return 2
     sides = ["on", "off"] if args.memory == "both" else [args.memory]
+    # The bars and weights the operator would run with, so a setting can be tried here first.
+    try:
+        settings = settings_from_env(os.environ)
+    except ConfigError as exc:
+        print(f"recall replay: {exc}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     try:
-        result = asyncio.run(run_replay(args.dataset, sides, args.backend, hindsight_url=args.hindsight_url))
+        result = asyncio.run(run_replay(args.dataset, sides, args.backend, settings, args.hindsight_url))
     except DatasetError as exc:
         print(f"recall replay: {exc}", file=sys.stderr)
         return 2

@@ -10,10 +10,15 @@ from recall_operator.domain.candidates import clean_candidates, is_confirmed, me
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.similarity import (
     ADJACENT_SERVICE_CREDIT,
+    RULED_OUT_POINTS,
+    UNRELATED_SERVICE_CREDIT,
     Breakdown,
     LexicalScorer,
     Weights,
+    denied_symptoms,
     overlap,
+    precedent_facts,
+    ruled_out,
     score_candidates,
     service_match,
     signal_alignment,
@@ -53,6 +58,40 @@ def test_lexical_relevance_is_between_for_a_partial_match_and_does_not_grow_with
 )
 def test_service_match(a: str, b: str, value: float) -> None:
     assert service_match(TOPOLOGY, a, b) == value
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "words", "value"),
+    [
+        # Elsewhere in the topology only the words earn service credit, and never a neighbour's.
+        ("ingress-gateway", "orders-db", 1.0, UNRELATED_SERVICE_CREDIT),
+        ("ingress-gateway", "orders-db", 0.4, UNRELATED_SERVICE_CREDIT * 0.4),
+        ("ingress-gateway", "orders-db", 0.0, 0.0),
+        # The same service and a neighbour do not depend on the words.
+        ("cart-service", "cart-service", 0.0, 1.0),
+        ("cart-service", "redis-cluster", 1.0, ADJACENT_SERVICE_CREDIT),
+    ],
+)
+def test_service_match_on_an_unrelated_service_follows_the_words(a: str, b: str, words: float, value: float) -> None:
+    assert service_match(TOPOLOGY, a, b, words) == pytest.approx(value)
+    assert service_match(TOPOLOGY, a, b, words) <= max(ADJACENT_SERVICE_CREDIT, service_match(TOPOLOGY, a, b))
+
+
+DNS_TEXT = {
+    "title": "NXDOMAIN for internal names, lookups timing out",
+    "description": "coredns answers slowly; getaddrinfo EAI_AGAIN on many pods",
+    "symptoms": ["dns-failure", "timeout"],
+    "errorSignatures": ["getaddrinfo EAI_AGAIN orders-db.shop.svc.cluster.local"],
+}
+
+
+def test_a_precedent_saying_the_same_on_an_unrelated_service_outranks_a_vague_one_on_the_same_service() -> None:
+    # Shared infrastructure breaks under many services: the words carry the match.
+    same_words = memory("inc-dns-elsewhere", service="orders-db", **DNS_TEXT)
+    same_service = memory("inc-vague", service="ingress-gateway", title="gateway slow", symptoms=["timeout"])
+    scored = score_candidates(spec("ingress-gateway", **DNS_TEXT), [same_service, same_words], TOPOLOGY, {})
+    assert scored[0].memory.incident == "inc-dns-elsewhere"
+    assert scored[0].breakdown.service == pytest.approx(UNRELATED_SERVICE_CREDIT * scored[0].breakdown.lexical)
 
 
 @pytest.mark.parametrize(
@@ -161,3 +200,67 @@ def test_repage_needs_a_fingerprint_and_a_start() -> None:
     a, b = memory("a", **REDIS_TEXT), memory("b", **REDIS_TEXT)
     scored = score_candidates(spec(**REDIS_TEXT), [a, b], TOPOLOGY, {})
     assert len(merge_repages(scored)) == 2
+
+
+SAML = memory(
+    "inc-saml",
+    service="sso-bridge",
+    title="tenant cannot sign in through their IdP",
+    symptoms=["login-failure", "auth-errors"],
+    errorSignatures=["saml: response signature invalid: no trusted certificate matches KeyInfo"],
+    res=resolution(rootCause="the IdP rolled its token-signing certificate; the stored metadata had only the old one"),
+)
+REBALANCE = memory("inc-rebalance", service="kafka-orders", res=resolution(rootCause="a slow handler"), **KAFKA_TEXT)
+DEPLOYED = memory(
+    "inc-deployed", service="tenant-db", title="db cpu high", symptoms=["db-cpu-high"],
+    deployment={"minutesSinceDeploy": 30},
+    res=resolution(rootCause="a new query scanning a large table; not a failover"),
+)
+
+
+@pytest.mark.parametrize(
+    ("precedent", "present", "absent"),
+    [
+        (SAML, {"saml", "certif", "login", "failur"}, {"deploy"}),  # log lines and the confirmed cause count
+        (REBALANCE, {"rebala", "consum", "handle"}, set()),
+        # A recent deploy is a fact; what the root cause itself denies is not.
+        (DEPLOYED, {"deploy", "query", "scanni"}, {"failov"}),
+    ],
+)
+def test_precedent_facts(precedent, present: set[str], absent: set[str]) -> None:
+    facts = precedent_facts(precedent)
+    assert present <= facts
+    assert not absent & facts
+
+
+@pytest.mark.parametrize(
+    ("report", "precedent", "expected"),
+    [
+        # The report denies what the precedent's log lines were.
+        ({"title": "sign-in fails", "description": "They use OIDC, not SAML."}, SAML, ("saml",)),
+        ({"title": "consumer lag", "description": "lag grows; no rebalances in the group log"}, REBALANCE, ("rebala",)),
+        # "No deploy since Friday" rules out a precedent that a deploy caused...
+        ({"title": "db cpu high", "description": "No lock waits and no deploy since Friday."}, DEPLOYED, ("deploy",)),
+        # ...and rules out nothing where the precedent's facts are other things.
+        ({"title": "db cpu high", "description": "No lock waits and no deploy since Friday."}, SAML, ()),
+        # An inability is the failure itself, not a denial.
+        ({"title": "sign-in fails", "description": "Users could not sign in with SAML."}, SAML, ()),
+        # A symptom the incident tags itself is never denied by a sentence.
+        ({"title": "lag", "description": "no rebalances yet", "symptoms": ["rebalance"]}, REBALANCE, ()),
+    ],
+)
+def test_ruled_out(report: dict, precedent, expected: tuple[str, ...]) -> None:
+    assert ruled_out(denied_symptoms(spec(**report)), precedent) == expected
+
+
+def test_a_denial_takes_a_full_look_alike_under_the_novel_bar_and_at_most_two_count() -> None:
+    report = {**KAFKA_TEXT, "title": "kafka-orders consumer lag growing", "symptoms": ["consumer-lag"],
+              "description": "order consumers fall behind; no rebalances in the group"}
+    twin = memory("inc-twin", service="kafka-orders", res=resolution(rootCause="a slow handler"), **KAFKA_TEXT)
+    plain = score_candidates(spec("kafka-orders", **KAFKA_TEXT), [twin], TOPOLOGY, {})[0]
+    denied = score_candidates(spec("kafka-orders", **report), [twin], TOPOLOGY, {})[0]
+    assert denied.breakdown.ruled_out
+    assert denied.similarity < 55 <= plain.similarity
+    many = Breakdown(1, 1, 1, 1, 1, 1, ruled_out=("a", "b", "c", "d"))
+    assert many.points(Weights()) == 100 - 2 * RULED_OUT_POINTS
+    assert many.as_status(Weights())["ruledOut"] == -2 * RULED_OUT_POINTS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
-from recall_operator.domain.text import incident_names, tokens
+from recall_operator.domain.text import incident_names, negated_stems, tokens
 from recall_operator.domain.topology import Topology, TopologyError
 from test_domain_builders import REDIS_TEXT, TOPOLOGY, spec
 
@@ -23,6 +23,28 @@ from test_domain_builders import REDIS_TEXT, TOPOLOGY, spec
 )
 def test_tokens(text: str, expected: list[str]) -> None:
     assert tokens(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        ("no rebalances in the log", {"rebala", "log"}),
+        ("They sign in with OIDC, not SAML.", {"saml"}),
+        ("No lock waits and no deploy since Friday.", {"lock", "waits", "deploy", "friday"}),
+        ("tenant-api isn't failing", {"failin"}),  # a state denied
+        ("no errors in tenant-api", {"errors"}),  # the parts of a name deny nothing
+        ("billing-meter received no rows_ingested events", {"events"}),
+        # The failure itself, not a denial: an inability, a "don't", a relative clause.
+        ("41 shards could not write to the MinIO repository", set()),
+        ("new records don't show up", set()),
+        ("upstream addresses that are not current pod IPs", set()),
+        # The scope stops at a clause boundary.
+        ("no evictions, redis latency high", {"evicti"}),
+        ("", set()),
+    ],
+)
+def test_negated_stems(text: str, denied: set[str]) -> None:
+    assert negated_stems(text) == denied
 
 
 @pytest.mark.parametrize(

@@ -115,3 +115,17 @@ def test_a_malformed_line_exits_2_naming_the_line_and_field(tmp_path: Path, caps
 def test_a_missing_file_exits_2(tmp_path: Path, capsys) -> None:
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "no such dataset" in capsys.readouterr().err
+
+
+def test_replay_scores_with_the_settings_the_operator_would_read(capsys, monkeypatch) -> None:
+    # An engineer tries a bar on history before putting it in the Deployment.
+    monkeypatch.setenv("RECALL_NOVEL_BAR", "100")
+    rows = replay(capsys, DEV, "--memory", "on", "--per-incident")["rows"]
+    assert all(r["mode"] == "novel" for r in rows if r["similarity"] < 100)
+    assert sum(r["mode"] == "novel" for r in rows) > len(rows) // 2
+
+
+def test_a_bad_setting_exits_2_naming_the_variable(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("RECALL_NOVEL_BAR", "high")
+    assert main(["replay", str(DEV)]) == 2
+    assert "RECALL_NOVEL_BAR" in capsys.readouterr().err

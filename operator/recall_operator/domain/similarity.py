@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import dna_similarity, incident_dna
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
-from recall_operator.domain.text import negated_stems, plain_stems, tokens
+from recall_operator.domain.text import negated_stems, plain_stems, stem, tokens
 from recall_operator.domain.topology import Topology
 
 
@@ -50,12 +50,24 @@ LEXICAL_SATURATION = 0.4
 # the same service (on both dev histories a sixth to a fifth of recurrences
 # have precedents only on a neighbour).
 ADJACENT_SERVICE_CREDIT = 0.8
+# Shared infrastructure (DNS, certificates, the network) fails under many
+# services at once, so the same failure can page from a service with no call
+# edge to the precedent's. A precedent on an unrelated service earns service
+# credit in proportion to how much of this report it also says, up to this
+# much: always below a neighbour, and only on the strength of the words. On
+# both dev histories any value from 0.2 to 1 gives the same ranking; half is
+# the cautious middle.
+UNRELATED_SERVICE_CREDIT = 0.5
 
 
-# A report that says "no rebalances" rules out a precedent whose symptoms were
-# rebalances: the look-alike loses these points for each such term (at most
-# two count), which is what tells a one-off from the family it imitates.
-RULED_OUT_POINTS = 15.0
+# A report that says "no rebalances" or "not SAML" rules out a precedent whose
+# symptoms, log lines or confirmed root cause were rebalances or SAML: it is
+# the strongest word a report can give that this is not that failure. A
+# look-alike that matches everything else scores 85 to 90, and one denial
+# takes it under the novel bar (55); at most two denials count. On both dev
+# histories any value from 30 to 60 ranks the same, below 30 one-offs pass as
+# recurrences.
+RULED_OUT_POINTS = 35.0
 RULED_OUT_MAX_TERMS = 2
 
 
@@ -66,9 +78,24 @@ def denied_symptoms(spec: IncidentSpec) -> set[str]:
     return denied - plain_stems(tokens(" ".join(spec.symptoms)))
 
 
-def ruled_out(denied: set[str], precedent: IncidentSpec) -> tuple[str, ...]:
-    """Symptoms of the precedent that the incident's report explicitly denies."""
-    return tuple(sorted(denied & plain_stems(tokens(" ".join(precedent.symptoms)))))
+def precedent_facts(precedent: EpisodicMemory) -> set[str]:
+    """Stems of what was true of a past incident: its symptoms, its log lines, its confirmed cause.
+
+    The free-text title and description are left out: they carry the words a
+    reporter happened to use ("within four minutes"), not what the failure was.
+    """
+    spec, cause = precedent.spec, precedent.resolution.root_cause
+    facts = plain_stems(tokens(" ".join([*spec.symptoms, *spec.error_signatures])))
+    # A root cause can say what it was not ("not a failover"); that is no fact of it.
+    facts |= plain_stems(tokens(cause)) - negated_stems(cause)
+    if _recent_deploy(spec):
+        facts.add(stem("deploy"))  # "no deploy since Friday" rules out a precedent a deploy caused
+    return facts
+
+
+def ruled_out(denied: set[str], precedent: EpisodicMemory) -> tuple[str, ...]:
+    """What the incident's report explicitly denies that was true of the precedent."""
+    return tuple(sorted(denied & precedent_facts(precedent)))
 
 
 @dataclass(frozen=True)
@@ -136,9 +163,11 @@ class LexicalScorer:
         return min(1.0, self._score(q, self.documents[index], self.lengths[index]) / best / LEXICAL_SATURATION)
 
 
-def service_match(topology: Topology, incident_service: str, memory_service: str) -> float:
+def service_match(topology: Topology, incident_service: str, memory_service: str, lexical: float = 0.0) -> float:
+    """1 on the same service, 0.8 next door; elsewhere, only what the words earn (see above)."""
     relation = topology.relation(incident_service, memory_service)
-    return {"exact": 1.0, "adjacent": ADJACENT_SERVICE_CREDIT, "unrelated": 0.0}[relation]
+    unrelated = UNRELATED_SERVICE_CREDIT * lexical
+    return {"exact": 1.0, "adjacent": ADJACENT_SERVICE_CREDIT, "unrelated": unrelated}[relation]
 
 
 def overlap(a: Sequence[str], b: Sequence[str]) -> float:
@@ -187,9 +216,10 @@ def score_candidates(
     scored = []
     for i, c in enumerate(candidates):
         runbook = c.resolution.runbook
+        words = lexical.relevance(query, i)
         breakdown = Breakdown(
-            lexical=lexical.relevance(query, i),
-            service=service_match(topology, spec.service, c.spec.service),
+            lexical=words,
+            service=service_match(topology, spec.service, c.spec.service, words),
             symptoms=overlap(spec.symptoms, c.spec.symptoms),
             signals=signal_alignment(spec, c.spec),
             # A manual fix has no track record to lend confidence.
@@ -197,7 +227,7 @@ def score_candidates(
             # DNA similarity of unrelated incidents is rarely below one half, so
             # the term counts only what lies above that.
             dna=max(0.0, 2 * dna_similarity(dna, incident_dna(c.spec, topology)) - 1),
-            ruled_out=ruled_out(denied, c.spec),
+            ruled_out=ruled_out(denied, c),
         )
         scored.append(ScoredMemory(c, breakdown.points(weights), breakdown))
     scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))

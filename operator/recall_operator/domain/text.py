@@ -14,6 +14,7 @@ STOPWORDS = frozenset(
     """a an and are as at be been but by for from has have in into is it its of on or our
     so that the their then there these this to was were what when which while with
     after before about over under than all any some not no we they he she after also
+    since until
     """.split()
 )
 
@@ -45,11 +46,20 @@ def incident_names(text: str) -> list[str]:
     return list(seen)
 
 
-# Words that open a negation in incident reports: "no lock waits", "not UO", "without errors".
+# Words that open a denial in incident reports: "no lock waits", "not UO", "without errors".
 _NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none"})
+# "Isn't failing", "hasn't changed": a state denied. "Can't connect", "don't show
+# up", "didn't run" are the failure itself, so other n't forms open nothing.
+_DENIED_STATE = frozenset({"isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't"})
+# "Could not write", "will not start": an inability is a symptom, not a denial.
+_INABILITY = frozenset({"can", "could", "will", "would", "do", "does", "did", "cannot"})
+# "Addresses that are not current pod IPs": a relative clause describes what
+# is seen; it denies nothing.
+_RELATIVE = frozenset({"that", "which", "who", "whose"})
 # A negation reaches this many words, and never past a clause boundary.
 NEGATION_SCOPE = 4
 _CLAUSE = re.compile(r"[.;:,()!?]|\b(?:but|and|with|while)\b")
+_WORD = re.compile(r"[a-z]{3,}")
 # Six letters match "rebalances" with "rebalancing" and "deployed" with "deploy"
 # across two reports without any language data.
 STEM_LENGTH = 6
@@ -64,12 +74,29 @@ def plain_stems(words: list[str]) -> set[str]:
     return {stem(w) for w in words if len(w) > 2 and not any(c in w for c in "-._:/")}
 
 
+def _opens_denial(words: list[str], i: int) -> bool:
+    w, before = words[i], words[max(0, i - 2) : i]
+    if _RELATIVE & set(before):
+        return False
+    if w == "not" and before and before[-1] in _INABILITY:
+        return False
+    return w in _NEGATION_CUES or w in _DENIED_STATE
+
+
 def negated_stems(text: str) -> set[str]:
-    """Stems of what a report says is NOT happening ("no rebalances", "not UO", "no deploy since Friday")."""
+    """Stems of what a report says is NOT happening ("no rebalances", "not SAML", "no deploy since Friday").
+
+    Only plain words count: in "no errors in tenant-api" the denial is about
+    errors, and the parts of a name like `tenant-api` or `rows_ingested` would
+    deny things the sentence never meant.
+    """
     out: set[str] = set()
     for clause in _CLAUSE.split(text.lower()):
         words = clause.split()
-        for i, w in enumerate(words):
-            if w in _NEGATION_CUES or w.endswith("n't"):
-                out |= plain_stems(tokens(" ".join(words[i + 1 : i + 1 + NEGATION_SCOPE])))
+        for i in range(len(words)):
+            if _opens_denial(words, i):
+                for w in words[i + 1 : i + 1 + NEGATION_SCOPE]:
+                    w = w.strip("'\"")
+                    if _WORD.fullmatch(w) and w not in STOPWORDS:
+                        out.add(stem(w))
     return out
