@@ -76,6 +76,9 @@ class MemoryBackend(Protocol):
     async def remember(self, memory: EpisodicMemory) -> None:
         """Store a confirmed outcome. Idempotent: the same incident twice replaces, never duplicates."""
 
+    async def remember_many(self, memories: Sequence[EpisodicMemory]) -> None:
+        """Store each as `remember` would, in fewer round trips (a bulk load); a later duplicate wins."""
+
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
         """Candidates for the query (at most query.limit), the asking incident excluded."""
 

@@ -7,7 +7,8 @@ BM25 matches for the incident's words, the most recent memories on the paging
 service, and the most recent on its neighbours. A precedent worded differently
 is still found on its service; one on another service is found by its words.
 
-The file is opened in WAL mode and every write is one transaction, so a crash
+The file is opened in WAL mode and every write is one transaction (a
+`remember_many` call is one transaction for all its memories), so a crash
 loses nothing that `remember` returned for. SQLite runs in the calling thread:
 every statement is an index lookup or a bounded FTS query (well under the
 event loop's patience at 100k memories; `recall bench` measures it).
@@ -18,7 +19,7 @@ from __future__ import annotations
 import heapq
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -105,6 +106,41 @@ def _sort_key(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
+    """Insert or replace one memory, inside the caller's transaction; an unchanged memory is left alone."""
+    body = memory.model_dump_json(by_alias=True)
+    row = (
+        memory.spec.service,
+        memory.resolution.runbook,
+        final_outcome(memory.resolution),
+        _sort_key(memory.resolved_at),
+        body,
+    )
+    words = searchable_words(memory)
+    terms = set(words.split())
+    found = conn.execute(
+        "SELECT id, body FROM memories WHERE namespace = ? AND incident = ?",
+        (memory.namespace, memory.incident),
+    ).fetchone()
+    if found is None:
+        cur = conn.execute(
+            "INSERT INTO memories (namespace, incident, service, runbook, outcome, resolved_at, body)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (memory.namespace, memory.incident, *row),
+        )
+        conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (cur.lastrowid, words))
+        _count_terms(conn, terms, set())
+    elif found[1] != body:
+        conn.execute(
+            "UPDATE memories SET service = ?, runbook = ?, outcome = ?, resolved_at = ?, body = ? WHERE id = ?",
+            (*row, found[0]),
+        )
+        (old_words,) = conn.execute("SELECT words FROM memories_fts WHERE rowid = ?", (found[0],)).fetchone()
+        conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
+        conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (found[0], words))
+        _count_terms(conn, terms, set(old_words.split()))
+
+
 class EmbeddedMemory:
     """Memory in a local SQLite file; reopening the same file finds every memory again."""
 
@@ -120,7 +156,10 @@ class EmbeddedMemory:
     # -- the interface -------------------------------------------------------
 
     async def remember(self, memory: EpisodicMemory) -> None:
-        self._remember(memory)
+        self._remember([memory])
+
+    async def remember_many(self, memories: Sequence[EpisodicMemory]) -> None:
+        self._remember(memories)
 
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
         return self._recall(query)
@@ -181,43 +220,14 @@ class EmbeddedMemory:
             except sqlite3.Error as exc:
                 raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
 
-    def _remember(self, memory: EpisodicMemory) -> None:
-        body = memory.model_dump_json(by_alias=True)
-        row = (
-            memory.spec.service,
-            memory.resolution.runbook,
-            final_outcome(memory.resolution),
-            _sort_key(memory.resolved_at),
-            body,
-        )
-        words = searchable_words(memory)
-        terms = set(words.split())
+    def _remember(self, memories: Iterable[EpisodicMemory]) -> None:
+        """Write the memories in one transaction: all of them are stored, or none."""
         with self._lock:
             conn = self._connection()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                found = conn.execute(
-                    "SELECT id, body FROM memories WHERE namespace = ? AND incident = ?",
-                    (memory.namespace, memory.incident),
-                ).fetchone()
-                if found is None:
-                    cur = conn.execute(
-                        "INSERT INTO memories (namespace, incident, service, runbook, outcome, resolved_at, body)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (memory.namespace, memory.incident, *row),
-                    )
-                    conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (cur.lastrowid, words))
-                    _count_terms(conn, terms, set())
-                elif found[1] != body:
-                    conn.execute(
-                        "UPDATE memories SET service = ?, runbook = ?, outcome = ?, resolved_at = ?, body = ?"
-                        " WHERE id = ?",
-                        (*row, found[0]),
-                    )
-                    (old_words,) = conn.execute("SELECT words FROM memories_fts WHERE rowid = ?", (found[0],)).fetchone()
-                    conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
-                    conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (found[0], words))
-                    _count_terms(conn, terms, set(old_words.split()))
+                for memory in memories:
+                    _write(conn, memory)
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 if conn.in_transaction:
