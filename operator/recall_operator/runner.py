@@ -63,6 +63,13 @@ def _bridge_serve() -> Any:
     return getattr(module, "serve", None)
 
 
+def bridge_namespace(args: argparse.Namespace) -> str:
+    """Where alerts become Incidents: the one named, else the first watched namespace."""
+    if args.bridge_namespace:
+        return str(args.bridge_namespace)
+    return str(args.namespace[0]) if args.namespace else "default"
+
+
 async def run_operator(args: argparse.Namespace) -> None:
     load_all()
     memory = MemorySettings(backend=args.memory, path=args.memory_path)
@@ -74,7 +81,8 @@ async def run_operator(args: argparse.Namespace) -> None:
         if serve is None:
             logging.warning("--bridge-port given, but the alert bridge is not installed; running without it")
         else:
-            bridge_ns = args.namespace[0] if args.namespace else "default"
+            bridge_ns = bridge_namespace(args)
+            logging.info(f"the alert bridge opens Incidents in namespace {bridge_ns}")
             tasks.append(asyncio.create_task(serve(args.bridge_port, bridge_ns)))
     # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
     memo = kopf.Memo(memory_settings=memory)
@@ -115,6 +123,8 @@ def register(subparsers: Any) -> None:
                    help="the embedded store's SQLite file")
     p.add_argument("--hindsight-url", default=os.environ.get(ENV_HINDSIGHT_URL))
     p.add_argument("--bridge-port", type=int, default=None, help="serve the Alertmanager webhook on this port")
+    p.add_argument("--bridge-namespace", default=None,
+                   help="where the bridge opens Incidents (default: the first --namespace; with -A, 'default')")
     p.add_argument("--metrics-port", type=int, default=None,
                    help="serve /metrics (Prometheus), /healthz (liveness) and /readyz (readiness) on this port")
     p.add_argument("--log-format", choices=logs.FORMATS, default="text",
@@ -128,6 +138,11 @@ def register(subparsers: Any) -> None:
 def main(args: argparse.Namespace) -> int:
     if not args.namespace and not args.all_namespaces:
         print("recall run: name at least one --namespace, or --all-namespaces", file=sys.stderr)
+        return 2
+    ns = args.bridge_namespace
+    if ns is not None and not args.all_namespaces and ns not in args.namespace:
+        # Incidents opened where no one watches would never be triaged.
+        print(f"recall run: --bridge-namespace {ns} is not watched; add --namespace {ns} or use -A", file=sys.stderr)
         return 2
     logs.configure(args.log_format, logging.DEBUG if args.verbose else logging.INFO)
     try:

@@ -37,6 +37,8 @@ from typing import Any
 import pytest
 import yaml
 
+from support import post_json
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,7 +109,8 @@ def test_template_renders_without_values(helm: str) -> None:
     container = pod["containers"][0]
     assert deployment["spec"]["replicas"] == 1
     assert container["args"] == ["run", "--all-namespaces", "--memory", "embedded", "--memory-path",
-                                 "/var/lib/recall/memory.sqlite3", "--bridge-port", "9094", "--metrics-port", "8080"]
+                                 "/var/lib/recall/memory.sqlite3", "--bridge-port", "9094", "--bridge-namespace",
+                                 "recall-system", "--metrics-port", "8080"]
     for probe in ("livenessProbe", "readinessProbe"):
         assert container[probe]["httpGet"] == {"path": "/healthz", "port": "metrics"}
     sc = container["securityContext"]
@@ -138,7 +141,11 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     args = container["args"]
     assert args[:5] == ["run", "--namespace", "shop", "--namespace", "payments"]
-    assert "--all-namespaces" not in args and "--bridge-port" not in args
+    assert "--all-namespaces" not in args and "--bridge-port" not in args and "--bridge-namespace" not in args
+    bridged = only(docs(render.render_chart(
+        helm, "--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop,payments}")), "Deployment")
+    bridged_args = bridged["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert bridged_args[bridged_args.index("--bridge-namespace") + 1] == "shop"  # the first watched one
     assert not [d for d in items if d["kind"] == "PersistentVolumeClaim"]
     volume = next(v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == "memory")
     assert volume == {"name": "memory", "emptyDir": {}}
@@ -187,6 +194,9 @@ def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -
         (["--set", "replicas=2"], "replicas > 1 needs memory.backend=hindsight"),
         (["--set", "watch.allNamespaces=false"], "watch.namespaces must name at least one namespace"),
         (["--set-json", "scoring.weights.lexical=0.9"], "scoring.weights must add up to 1"),
+        # Alerts opened where the operator does not watch would never be triaged.
+        (["--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop}", "--set", "bridge.namespace=payments"],
+         "bridge.namespace payments is not watched"),
     ],
 )
 def test_template_refuses_inconsistent_values(helm: str, args: list[str], message: str) -> None:
@@ -293,9 +303,13 @@ def samples(installed: tuple[str, list[dict[str, Any]]], kubectl: Callable[..., 
     incident = objs["Incident"]
     opener = incident["metadata"]["annotations"]["recall.dev/opened-by"]
     # The chart's admission policy is in force: the opener must be the creator.
-    refused = kubectl("create", "-f", "-", "--dry-run=server", input=json.dumps(incident),
-                      as_user="mallory", as_groups=("system:masters",))
-    assert refused.returncode != 0 and "recall.dev/opened-by" in refused.stderr, refused.stderr
+    # The API server loads a new ValidatingAdmissionPolicy a moment after it is applied.
+    def refused() -> bool:
+        proc = kubectl("create", "-f", "-", "--dry-run=server", input=json.dumps(incident),
+                       as_user="mallory", as_groups=("system:masters",))
+        return proc.returncode != 0 and "recall.dev/opened-by" in proc.stderr
+
+    wait_for("the chart's admission policy to refuse a forged opener", refused, timeout=30)
     proc = kubectl("create", "-f", "-", input=json.dumps(incident), as_user=opener, as_groups=("system:masters",))
     assert proc.returncode == 0, f"Incident: {proc.stderr}"
     approval = objs["Approval"]
@@ -337,7 +351,14 @@ def test_operator_runs_with_the_rendered_container_args(
     args[args.index("--memory-path") + 1] = str(memory)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_")}
     env.update({e["name"]: e["value"] for e in container["env"] if "value" in e})
-    env.update({"RECALL_MEMORY_PATH": str(memory), "KUBECONFIG": str(cluster.kubeconfig), "POD_ID": "helm-test"})
+    # The operator runs as the chart's ServiceAccount, with the chart's RBAC and admission rules.
+    token = kubectl("create", "token", "recall-operator", "-n", ns, check=True).stdout.strip()
+    kubeconfig = yaml.safe_load(Path(cluster.kubeconfig).read_text())
+    for user in kubeconfig["users"]:
+        user["user"] = {"token": token}
+    as_operator = tmp_path / "kubeconfig"
+    as_operator.write_text(yaml.safe_dump(kubeconfig))
+    env.update({"RECALL_MEMORY_PATH": str(memory), "KUBECONFIG": str(as_operator), "POD_ID": "helm-test"})
     log = (tmp_path / "operator.log").open("w")
     proc = subprocess.Popen([recall_executable(), *args], env=env, stdout=log, stderr=subprocess.STDOUT,
                             cwd=tmp_path, start_new_session=True)
@@ -361,6 +382,15 @@ def test_operator_runs_with_the_rendered_container_args(
         wait_for("the liveness probe path on the metrics port", healthz, timeout=60)
         with urllib.request.urlopen(f"http://127.0.0.1:{bridge}/healthz", timeout=5) as rsp:
             assert rsp.status == 200
+        # An alert becomes an Incident in the release's watched namespace, not in `default`.
+        alert = {"status": "firing", "labels": {"alertname": "HelmBridge", "service": "checkout-api"},
+                 "annotations": {"summary": "checkout errors"}, "startsAt": "2026-01-01T00:00:00Z",
+                 "fingerprint": "helmbridge01"}
+        code, answer = post_json(f"http://127.0.0.1:{bridge}/alerts",
+                                 json.dumps({"version": "4", "status": "firing", "alerts": [alert]}).encode())
+        assert code == 200, answer
+        opened = kubectl("get", "incident.recall.dev", "alert-helmbridge01", "-n", ns, "-o", "name")
+        assert opened.returncode == 0, opened.stderr
         found = wait_for(f"status.recommendation on {name}", recommendation, timeout=90)
         assert found.get("mode") in {"novel", "advisory", "actionable"}, found
         assert memory.exists(), "the embedded store was not opened at the redirected --memory-path"

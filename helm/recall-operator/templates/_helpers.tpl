@@ -74,6 +74,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- if $v.bridge.enabled -}}
 {{- $args = concat $args (list "--bridge-port" ($v.bridge.port | toString)) -}}
+{{- $bridgeNs := $v.bridge.namespace | default (ternary .Release.Namespace (first (default (list "") $v.watch.namespaces)) $v.watch.allNamespaces) -}}
+{{- if not (or $v.watch.allNamespaces (has $bridgeNs $v.watch.namespaces)) -}}
+{{- fail (printf "bridge.namespace %s is not watched: add it to watch.namespaces" $bridgeNs) -}}
+{{- end -}}
+{{- $args = concat $args (list "--bridge-namespace" $bridgeNs) -}}
 {{- end -}}
 {{- $args = concat $args (list "--metrics-port" ($v.metrics.port | toString)) -}}
 {{- if gt (int $v.replicas) 1 -}}
