@@ -21,6 +21,8 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
+from support import wait_for
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,6 +249,7 @@ BAD_INPUT: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
         "should be greater than or equal to 0",
     ),
     ("incident-startedat-not-a-time", "Incident", _set("startedAt", "yesterday"), "must be of type date-time"),
+    ("incident-startedat-year-zero", "Incident", _set("startedAt", "0000-01-01T00:00:00Z"), "1970 or later"),
     (
         "incident-action-result-unknown",
         "Incident",
@@ -402,7 +405,12 @@ def test_crd_files_apply_without_warnings(kubectl: Callable[..., Any]) -> None:
 
 
 def test_explain_shows_the_documented_fields(kubectl: Callable[..., Any]) -> None:
-    out = kubectl_ok(kubectl, "explain", "incidents.spec.resolution", f"--api-version={API_VERSION}")
+    # A new CRD's schema reaches the OpenAPI document kubectl reads a few seconds after it is Established.
+    def explained() -> str:
+        result = kubectl("explain", "incidents.spec.resolution", f"--api-version={API_VERSION}")
+        return str(result.stdout) if result.returncode == 0 else ""
+
+    out = wait_for("kubectl explain to know incidents.spec.resolution", explained, 30)
     for field in ("rootCause", "summary", "runbook", "actions", "confirmedBy"):
         assert field in out
 

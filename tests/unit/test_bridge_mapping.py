@@ -258,6 +258,13 @@ def test_started_at_is_normalised_to_utc(stamp: str, expected: str) -> None:
     assert inc.manifest["spec"]["startedAt"] == expected
 
 
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z"])
+def test_a_start_the_crd_would_refuse_is_left_out(stamp: str) -> None:
+    # Go's zero time means "not set"; anything before 1970 is no real start either.
+    [inc] = mapped(payload(alert(startsAt=stamp))).incidents
+    assert "startedAt" not in inc.manifest["spec"]
+
+
 # --------------------------------------------------------------------------
 # every bridge-made Incident fits the CRD
 

@@ -483,6 +483,7 @@ Mirror = Callable[[Any, Any], bool]
 # rule text -> Python predicate(self, oldSelf); oldSelf is None on create.
 CEL_MIRRORS: dict[str, Mirror] = {
     "self.trim().size() > 0": lambda s, o: len(s.strip()) > 0,
+    "self.getFullYear() >= 1970": lambda s, o: int(str(s)[:4]) >= 1970,
     f"self.all(s, s.matches('{_SYMPTOM}'))": lambda s, o: all(re.search(_SYMPTOM, x) for x in s),
     "self.size() > 0": lambda s, o: len(s) > 0,
     "self.size() >= 2": lambda s, o: len(s) >= 2,

@@ -207,8 +207,9 @@ def format_time(value: datetime) -> str:
 
 
 def _is_zero(value: datetime) -> bool:
-    # Go's zero time.Time, which Alertmanager sends for "not set".
-    return value.year <= 1
+    # Go's zero time.Time, which Alertmanager sends for "not set"; the CRD
+    # refuses any start before 1970, so such a time is left out, not sent.
+    return value.year < 1970
 
 
 def incident_name(fingerprint: str) -> str:
