@@ -72,18 +72,39 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name}={raw!r} is not true or false")
 
 
-def approval_settings_from_env(env: Mapping[str, str]) -> ApprovalSettings:
-    """Four-eyes and expiry: RECALL_FOUR_EYES (true/false), RECALL_APPROVAL_EXPIRY_MINUTES (0: never expires).
+# More distinct approvers than an on-call rotation has at 3 a.m. makes a plan unrunnable.
+MAX_APPROVERS = 5
 
-    The approvers each risk needs are not configurable here; they keep ApprovalSettings' defaults.
+
+def approval_settings_from_env(env: Mapping[str, str]) -> ApprovalSettings:
+    """Four-eyes, expiry and approvers per risk.
+
+    RECALL_FOUR_EYES (true/false), RECALL_APPROVAL_EXPIRY_MINUTES (0: never
+    expires), RECALL_APPROVERS_<RISK> (LOW, MEDIUM, HIGH, CRITICAL: distinct
+    approvers a plan with that riskiest step needs, 1..5). A riskier level never
+    needs fewer approvers than a safer one.
     """
     defaults = ApprovalSettings()
     default_minutes = defaults.approval_ttl.total_seconds() / 60 if defaults.approval_ttl else 0.0
     minutes = _number(env, "RECALL_APPROVAL_EXPIRY_MINUTES", default_minutes, 0, _MAX_EXPIRY_MINUTES)
+    required: dict[str, int] = {}
+    for risk, default in defaults.approvers_required.items():
+        name = f"RECALL_APPROVERS_{risk.upper()}"
+        value = _number(env, name, default, 1, MAX_APPROVERS)
+        if value != int(value):
+            raise ConfigError(f"{name}={env[name]} is not a whole number of approvers")
+        required[risk] = int(value)
+    levels = list(required.items())
+    for (safer, fewer), (riskier, more) in zip(levels, levels[1:]):
+        if more < fewer:
+            raise ConfigError(
+                f"RECALL_APPROVERS_{riskier.upper()}={more} is fewer than RECALL_APPROVERS_{safer.upper()}={fewer}: "
+                f"a {riskier} plan would be easier to run than a {safer} one"
+            )
     return ApprovalSettings(
         four_eyes=_flag(env, "RECALL_FOUR_EYES", defaults.four_eyes),
         approval_ttl=timedelta(minutes=minutes) if minutes > 0 else None,
-        approvers_required=dict(defaults.approvers_required),
+        approvers_required=required,
     )
 
 

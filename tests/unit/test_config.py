@@ -56,6 +56,9 @@ def test_the_values_the_chart_renders_are_read() -> None:
     assert approval_settings_from_env({"RECALL_FOUR_EYES": "true"}).four_eyes is True
     assert approval_settings_from_env({"RECALL_APPROVAL_EXPIRY_MINUTES": "0.05"}).approval_ttl == timedelta(seconds=3)
     assert approval_settings_from_env({"RECALL_APPROVAL_EXPIRY_MINUTES": "0"}).approval_ttl is None  # never expires
+    approvers = approval_settings_from_env({"RECALL_APPROVERS_HIGH": "2", "RECALL_APPROVERS_CRITICAL": "3"})
+    assert approvers.approvers_required == {"low": 1, "medium": 1, "high": 2, "critical": 3}
+    assert (approvers.required("high"), approvers.required("critical"), approvers.required("low")) == (2, 3, 1)
     e = execution_settings_from_env({"RECALL_AUTO_DRY_RUN": "false", "RECALL_EXECUTOR_SERVICE_ACCOUNT": "runner-x"})
     assert (e.auto_dry_run, e.executor_service_account) == (False, "runner-x")
     assert execution_settings_from_env({"RECALL_AUTO_DRY_RUN": "true"}).auto_dry_run is True
@@ -68,6 +71,11 @@ def test_the_values_the_chart_renders_are_read() -> None:
         ({"RECALL_APPROVAL_EXPIRY_MINUTES": "an hour"}, "RECALL_APPROVAL_EXPIRY_MINUTES='an hour' is not a number"),
         ({"RECALL_APPROVAL_EXPIRY_MINUTES": "-5"}, "RECALL_APPROVAL_EXPIRY_MINUTES=-5 is outside"),
         ({"RECALL_APPROVAL_EXPIRY_MINUTES": "inf"}, "RECALL_APPROVAL_EXPIRY_MINUTES=inf is outside"),
+        ({"RECALL_APPROVERS_CRITICAL": "0"}, "RECALL_APPROVERS_CRITICAL=0 is outside 1..5"),
+        ({"RECALL_APPROVERS_HIGH": "1.5"}, "RECALL_APPROVERS_HIGH=1.5 is not a whole number"),
+        ({"RECALL_APPROVERS_HIGH": "two"}, "RECALL_APPROVERS_HIGH='two' is not a number"),
+        # A critical plan may never be easier to run than a high-risk one.
+        ({"RECALL_APPROVERS_HIGH": "3"}, "RECALL_APPROVERS_CRITICAL=2 is fewer than RECALL_APPROVERS_HIGH=3"),
     ],
 )
 def test_wrong_approval_values_are_refused_with_the_variable_named(env: dict[str, str], message: str) -> None:

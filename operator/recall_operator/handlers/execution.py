@@ -467,6 +467,7 @@ def execution_startup(logger: Any, **_: Any) -> None:
     logger.info(
         f"approval policy: four-eyes {'on' if approval_settings.four_eyes else 'off'}, "
         f"approvals expire after {approval_settings.approval_ttl or 'never'}; "
+        f"approvers by risk {dict(approval_settings.approvers_required)}; "
         f"auto dry-run {'on' if exec_settings.auto_dry_run else 'off'}; "
         f"step Jobs run as {exec_settings.executor_service_account}"
     )
