@@ -215,115 +215,7 @@ spec:
       {{ end }}
       phase: Running
       startTime: {{ $now | Quote }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: recall-job-pod-succeeded
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: ["Running"]
-    - key: '.metadata.ownerReferences.[].kind'
-      operator: In
-      values: ["Job"]
-    - key: '.metadata.labels["recall.dev/simulate"]'
-      operator: NotIn
-      values: ["fail"]
-  delay:
-    durationMilliseconds: 1000
-    durationFrom:
-      expressionFrom: '.metadata.annotations["recall.dev/simulate-duration"]'
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      {{ $started := or .status.startTime $now }}
-      conditions:
-      - type: Ready
-        status: "False"
-        reason: PodCompleted
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: PodCompleted
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 0
-            reason: Completed
-            startedAt: {{ $started | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      phase: Succeeded
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: recall-job-pod-failed
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchLabels:
-      recall.dev/simulate: fail
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: ["Running"]
-    - key: '.metadata.ownerReferences.[].kind'
-      operator: In
-      values: ["Job"]
-  delay:
-    durationMilliseconds: 1000
-    durationFrom:
-      expressionFrom: '.metadata.annotations["recall.dev/simulate-duration"]'
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      {{ $started := or .status.startTime $now }}
-      conditions:
-      - type: Ready
-        status: "False"
-        reason: PodFailed
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: PodFailed
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 1
-            reason: Error
-            message: "failure simulated by the recall.dev/simulate=fail label"
-            startedAt: {{ $started | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      phase: Failed
----
+@JOB_POD_STAGES@---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
@@ -339,6 +231,87 @@ spec:
   next:
     delete: true
 """
+
+
+# A Job's Pod finishes after a second (or the recall.dev/simulate-duration
+# annotation): it fails when its Job carries recall.dev/simulate=fail, and
+# succeeds otherwise. One template serves both, so they cannot drift apart.
+_JOB_POD_STAGE = r"""---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: recall-job-pod-@OUTCOME@
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.phase'
+      operator: In
+      values: ["Running"]
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: In
+      values: ["Job"]
+    - key: '.metadata.labels["recall.dev/simulate"]'
+      operator: @SIMULATE_OP@
+      values: ["fail"]
+  delay:
+    durationMilliseconds: 1000
+    durationFrom:
+      expressionFrom: '.metadata.annotations["recall.dev/simulate-duration"]'
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $started := or .status.startTime $now }}
+      conditions:
+      - type: Ready
+        status: "False"
+        reason: @POD_REASON@
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: @POD_REASON@
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: @EXIT_CODE@
+            reason: @CONTAINER_REASON@@MESSAGE@
+            startedAt: {{ $started | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: @PHASE@
+"""
+
+
+def _job_pod_stage(outcome: str, simulate_op: str, pod_reason: str, exit_code: int, container_reason: str,
+                   phase: str, message: str = "") -> str:
+    fields = {
+        "@OUTCOME@": outcome, "@SIMULATE_OP@": simulate_op, "@POD_REASON@": pod_reason,
+        "@EXIT_CODE@": str(exit_code), "@CONTAINER_REASON@": container_reason, "@PHASE@": phase,
+        "@MESSAGE@": f'\n            message: "{message}"' if message else "",
+    }
+    text = _JOB_POD_STAGE
+    for key, value in fields.items():
+        text = text.replace(key, value)
+    return text
+
+
+KWOK_STAGES = KWOK_STAGES.replace(
+    "@JOB_POD_STAGES@",
+    _job_pod_stage("succeeded", "NotIn", "PodCompleted", 0, "Completed", "Succeeded")
+    + _job_pod_stage("failed", "In", "PodFailed", 1, "Error", "Failed",
+                     "failure simulated by the recall.dev/simulate=fail label"),
+)
 
 
 class ClusterError(RuntimeError):
