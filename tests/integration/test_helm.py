@@ -24,10 +24,8 @@ import importlib.util
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,7 +35,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import post_json
+from support import free_port, post_json, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -67,23 +65,6 @@ def only(items: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     found = [d for d in items if d["kind"] == kind]
     assert len(found) == 1, f"{len(found)} {kind}s rendered"
     return found[0]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for(what: str, probe: Callable[[], Any], timeout: float = 90.0, every: float = 0.5) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(every)
 
 
 @pytest.fixture(scope="module")
@@ -270,7 +251,7 @@ def test_operator_pod_passes_the_restricted_profile(
         events = json.loads(out.stdout)["items"] if out.returncode == 0 else []
         return "; ".join(e.get("message", "") for e in events)
 
-    found = wait_for("the operator's Pod (or a FailedCreate event)", lambda: pods() or refused(), timeout=60)
+    found = wait_for("the operator's Pod (or a FailedCreate event)", lambda: pods() or refused(), deadline=60)
     assert isinstance(found, list), f"the restricted profile refused the operator's Pod: {found}"
     pod = found[0]
     assert pod["spec"]["serviceAccountName"] == "recall-operator"
@@ -315,7 +296,7 @@ def samples(installed: tuple[str, list[dict[str, Any]]], kubectl: Callable[..., 
                        as_user="mallory", as_groups=("system:masters",))
         return proc.returncode != 0 and "recall.dev/opened-by" in proc.stderr
 
-    wait_for("the chart's admission policy to refuse a forged opener", refused, timeout=30)
+    wait_for("the chart's admission policy to refuse a forged opener", refused, deadline=30)
     proc = kubectl("create", "-f", "-", input=json.dumps(incident), as_user=opener, as_groups=("system:masters",))
     assert proc.returncode == 0, f"Incident: {proc.stderr}"
     approval = objs["Approval"]
@@ -385,7 +366,7 @@ def test_operator_runs_with_the_rendered_container_args(
         return status.get("recommendation")
 
     try:
-        wait_for("the liveness probe path on the metrics port", healthz, timeout=60)
+        wait_for("the liveness probe path on the metrics port", healthz, deadline=60)
         with urllib.request.urlopen(f"http://127.0.0.1:{bridge}/healthz", timeout=5) as rsp:
             assert rsp.status == 200
         # An alert becomes an Incident in the release's watched namespace, not in `default`.
@@ -397,7 +378,7 @@ def test_operator_runs_with_the_rendered_container_args(
         assert code == 200, answer
         opened = kubectl("get", "incident.recall.dev", "alert-helmbridge01", "-n", ns, "-o", "name")
         assert opened.returncode == 0, opened.stderr
-        found = wait_for(f"status.recommendation on {name}", recommendation, timeout=90)
+        found = wait_for(f"status.recommendation on {name}", recommendation, deadline=90)
         assert found.get("mode") in {"novel", "advisory", "actionable"}, found
         assert memory.exists(), "the embedded store was not opened at the redirected --memory-path"
     finally:
