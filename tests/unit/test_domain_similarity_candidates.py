@@ -210,6 +210,9 @@ SAML = memory(
     errorSignatures=["saml: response signature invalid: no trusted certificate matches KeyInfo"],
     res=resolution(rootCause="the IdP rolled its token-signing certificate; the stored metadata had only the old one"),
 )
+DISK_LOG = 'ERROR: could not extend file "base/16384/24577": No space left on device'
+DISK = memory("inc-disk", service="orders-db", title="orders-db volume full", symptoms=["disk-full"],
+              errorSignatures=[DISK_LOG], res=resolution(rootCause="an inactive replication slot kept WAL"))
 REBALANCE = memory("inc-rebalance", service="kafka-orders", res=resolution(rootCause="a slow handler"), **KAFKA_TEXT)
 DEPLOYED = memory(
     "inc-deployed", service="tenant-db", title="db cpu high", symptoms=["db-cpu-high"],
@@ -245,8 +248,11 @@ def test_precedent_facts(precedent, present: set[str], absent: set[str]) -> None
         ({"title": "db cpu high", "description": "No lock waits and no deploy since Friday."}, SAML, ()),
         # An inability is the failure itself, not a denial.
         ({"title": "sign-in fails", "description": "Users could not sign in with SAML."}, SAML, ()),
-        # A symptom the incident tags itself is never denied by a sentence.
+        # A symptom the incident tags itself, or its own log lines show, is never denied by a sentence.
         ({"title": "lag", "description": "no rebalances yet", "symptoms": ["rebalance"]}, REBALANCE, ()),
+        ({"title": "inserts fail with no space left on device", "errorSignatures": [DISK_LOG]}, DISK, ()),
+        # Without the log line the sentence is taken at its word: a known limit of reading denials.
+        ({"title": "inserts fail with no space left on device"}, DISK, ("device", "left", "space")),
     ],
 )
 def test_ruled_out(report: dict, precedent, expected: tuple[str, ...]) -> None:

@@ -38,6 +38,7 @@ def test_tokens(text: str, expected: list[str]) -> None:
         ("41 shards could not write to the MinIO repository", set()),
         ("new records don't show up", set()),
         ("upstream addresses that are not current pod IPs", set()),
+        ("the gateway no longer routes to the new pods", set()),
         # The scope stops at a clause boundary.
         ("no evictions, redis latency high", {"evicti"}),
         ("", set()),

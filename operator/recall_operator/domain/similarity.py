@@ -65,8 +65,8 @@ UNRELATED_SERVICE_CREDIT = 0.5
 # the strongest word a report can give that this is not that failure. A
 # look-alike that matches everything else scores 85 to 90, and one denial
 # takes it under the novel bar (55); at most two denials count. On both dev
-# histories any value from 30 to 60 ranks the same, below 30 one-offs pass as
-# recurrences.
+# histories any value from 35 to 60 ranks the same; at 30 such a one-off lands
+# on the bar and passes as a recurrence.
 RULED_OUT_POINTS = 35.0
 RULED_OUT_MAX_TERMS = 2
 
@@ -74,8 +74,9 @@ RULED_OUT_MAX_TERMS = 2
 def denied_symptoms(spec: IncidentSpec) -> set[str]:
     """Stems this incident's report says are not happening."""
     denied = negated_stems(f"{spec.title}. {spec.description}")
-    # What the incident itself tags as a symptom is not denied, whatever a sentence says.
-    return denied - plain_stems(tokens(" ".join(spec.symptoms)))
+    # What the incident itself tags as a symptom, or its own log lines show
+    # ("no space left on device"), is happening, whatever a sentence says.
+    return denied - plain_stems(tokens(" ".join([*spec.symptoms, *spec.error_signatures])))
 
 
 def precedent_facts(precedent: EpisodicMemory) -> set[str]:

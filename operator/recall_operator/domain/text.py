@@ -78,6 +78,8 @@ def _opens_denial(words: list[str], i: int) -> bool:
     w, before = words[i], words[max(0, i - 2) : i]
     if _RELATIVE & set(before):
         return False
+    if words[i + 1 : i + 2] == ["longer"]:
+        return False  # "the gateway no longer routes to it": a change that is the failure
     if w == "not" and before and before[-1] in _INABILITY:
         return False
     return w in _NEGATION_CUES or w in _DENIED_STATE
