@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -194,3 +194,29 @@ def test_a_wrong_policy_value_stops_start_up_naming_the_variable(env: Env, names
     assert "RECALL_APPROVAL_EXPIRY_MINUTES='an hour' is not a number" in runner.output
     assert runner.exit_code != 0
     assert env.approval("by-bob").get("status") is None and env.jobs() == []  # nothing was judged or run
+
+
+def test_a_pending_approval_that_lapses_says_so_and_does_not_count(env: Env, namespace: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "0.1")  # 6 seconds
+    plan_hash = env.setup(risk="critical")
+    with run_operator(namespace) as runner:
+        wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
+        env.approve("by-bob", plan_hash, "bob")
+        first = env.judged("by-bob")
+        made = created(env.approval("by-bob"))
+        while (datetime.now(timezone.utc) - made).total_seconds() <= 7:
+            time.sleep(0.5)
+        # Carol comes too late: Bob's approval no longer counts, so Carol's waits for another.
+        env.approve("by-carol", plan_hash, "carol")
+        second = env.judged("by-carol")
+        lapsed = wait_for("the first approval marked Expired", lambda: (env.approval("by-bob").get("status") or {}).get(
+            "state") == "Expired" and env.approval("by-bob")["status"])
+        ex = env.status("execution")
+        run_jobs = env.jobs("run")
+    assert runner.exception is None, runner.output
+    assert first["state"] == "Pending" and first["expiresAt"] == (made + timedelta(seconds=6)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"), first
+    assert second["state"] == "Pending" and "has 1 (carol)" in second["reason"], second
+    assert "no further approver came within" in lapsed["reason"], lapsed
+    assert ex == {} and run_jobs == []

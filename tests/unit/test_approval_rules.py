@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from recall_operator.domain.approval_rules import ApprovalSettings, check_approval, opened_by
+from recall_operator.domain.approval_rules import (
+    ApprovalSettings,
+    check_approval,
+    expires_at,
+    lapsed_pending,
+    opened_by,
+)
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
 PLAN = "9f2c0a1b"
@@ -87,3 +93,27 @@ def test_opened_by_reads_the_admission_checked_annotation():
     assert opened_by({"metadata": {"annotations": {"recall.dev/opened-by": "alice"}}}) == "alice"
     assert opened_by({"metadata": {}}) is None
     assert opened_by({}) is None
+
+
+def _pending(name: str, created: str, state: str = "Pending") -> dict:
+    return {"metadata": {"name": name, "creationTimestamp": created}, "status": {"state": state}}
+
+
+def test_expires_at_is_creation_plus_the_expiry() -> None:
+    hour = ApprovalSettings(approval_ttl=timedelta(hours=1))
+    assert expires_at(_pending("a", "2026-01-01T10:00:00Z"), hour) == datetime(2026, 1, 1, 11, tzinfo=timezone.utc)
+    assert expires_at(_pending("a", "2026-01-01T10:00:00Z"), ApprovalSettings(approval_ttl=None)) is None
+    assert expires_at({"metadata": {"name": "a"}}, hour) is None
+
+
+def test_only_pending_approvals_past_their_expiry_have_lapsed() -> None:
+    hour = ApprovalSettings(approval_ttl=timedelta(hours=1))
+    now = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
+    approvals = [
+        _pending("old-pending", "2026-01-01T10:00:00Z"),
+        _pending("fresh-pending", "2026-01-01T11:30:00Z"),
+        _pending("old-accepted", "2026-01-01T10:00:00Z", state="Accepted"),  # it ran; nothing to expire
+        _pending("old-refused", "2026-01-01T10:00:00Z", state="Refused"),
+    ]
+    assert lapsed_pending(approvals, now, hour) == ["old-pending"]
+    assert lapsed_pending(approvals, now, ApprovalSettings(approval_ttl=None)) == []

@@ -78,14 +78,30 @@ def _created(approval: Mapping[str, Any]) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
+def expires_at(approval: Mapping[str, Any], settings: ApprovalSettings) -> datetime | None:
+    """When an Approval stops counting; None when approvals never expire or its age is unknown."""
+    created = _created(approval)
+    if settings.approval_ttl is None or created is None:
+        return None
+    return created + settings.approval_ttl
+
+
 def _expired(approval: Mapping[str, Any], now: datetime, settings: ApprovalSettings) -> bool:
     if settings.approval_ttl is None:
         return False
-    created = _created(approval)
-    if created is None:
+    deadline = expires_at(approval, settings)
+    if deadline is None:
         return True  # an Approval without a creation time cannot prove it is fresh
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    return now - created > settings.approval_ttl
+    return now > deadline
+
+
+def lapsed_pending(approvals: Iterable[Mapping[str, Any]], now: datetime, settings: ApprovalSettings) -> list[str]:
+    """Pending Approvals (valid, waiting for more approvers) that expired before the others came."""
+    return [
+        _name(a) for a in approvals
+        if str((a.get("status") or {}).get("state") or "") == "Pending" and _expired(a, now, settings)
+    ]
 
 
 def check_approval(

@@ -34,7 +34,7 @@ from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
 from recall_operator.config import ExecutionSettings, approval_settings_from_env, execution_settings_from_env
-from recall_operator.domain.approval_rules import ApprovalSettings
+from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending
 from recall_operator.domain import execution as machine
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
@@ -424,6 +424,25 @@ def _mark_counted(namespace: str, names: list[str], own: str, approvals: list[di
                 raise
 
 
+def _mark_lapsed(namespace: str, approvals: list[dict[str, Any]], settings: ApprovalSettings) -> None:
+    """Pending Approvals whose time ran out before enough approvers came say so (best effort).
+
+    They stopped counting when they expired whatever their status says; this
+    only keeps `kubectl get approvals` from showing them Pending for ever.
+    """
+    for name in lapsed_pending(approvals, _now(), settings):
+        try:
+            k8s.CustomObjectsApi(_client()).patch_namespaced_custom_object_status(
+                GROUP, VERSION, namespace, "approvals", name,
+                {"status": {"state": "Expired", "reason": (
+                    f"no further approver came within {settings.approval_ttl}; it no longer counts, approve again")}},
+            )
+            metrics.approval("Expired")  # metrics
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+
+
 def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
                      patch: kopf.Patch, body: Mapping[str, Any], **_: Any) -> None:
     if status.get("state"):
@@ -452,8 +471,13 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
             raise kopf.TemporaryError("the incident kept changing; judging the approval again", delay=2)
         if verdict.execution is not None:
             _mark_counted(namespace, verdict.execution.get("approvals") or [], name, others, verdict.reason)
+        _mark_lapsed(namespace, [o for o in others if (o.get("metadata") or {}).get("name") != name], approval_settings)
     patch.status["state"] = verdict.state
     patch.status["reason"] = verdict.reason
+    deadline = expires_at(approval, approval_settings)
+    if verdict.state == "Pending" and deadline is not None:
+        # A reader sees when this one stops counting unless enough others come first.
+        patch.status["expiresAt"] = deadline.strftime("%Y-%m-%dT%H:%M:%SZ")
     metrics.approval(verdict.state)  # metrics
     _event(incident, f"Approval{verdict.state}", f"approval {name}: {verdict.reason}",
            verdict.state not in ("Accepted", "Pending"))
