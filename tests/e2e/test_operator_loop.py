@@ -233,12 +233,19 @@ def test_memory_down_degrades_triage_and_keeps_outcomes_in_the_outbox(
     assert _conditions(pending)["Resolved"]["status"] == "False"
     assert (get_json("runbook", "k8s-rollback-deploy").get("status") or {}).get("timesExecuted", 0) == 0
 
-    # Memory comes back: the timer delivers the outcome, once.
+    # Memory comes back: the re-evaluation loop delivers the outcome, once.
     memory_path.parent.mkdir(parents=True)
     done = until("the outbox to be delivered",
                  lambda: _conditions(s := get_status("inc-0001")).get("Resolved", {}).get("status") == "True" and s)
     assert "outbox" not in done["memory"] and done["memory"]["consolidated"]
     assert _conditions(done)["MemoryAvailable"]["status"] == "True"
+
+    # The loop runs outside Kopf's handlers, and still reports its transitions as Events.
+    def reasons() -> set[str]:
+        proc = kubectl("get", "events", "-n", namespace, "--field-selector", "involvedObject.name=inc-0001", "-o", "json")
+        return {e["reason"] for e in json.loads(proc.stdout)["items"]} if proc.returncode == 0 else set()
+
+    until("the loop's Remembered and Consolidated events", lambda: {"Remembered", "Consolidated"} <= reasons())
     counted = until("the runbook count",
                     lambda: (get_json("runbook", "k8s-rollback-deploy").get("status") or {}).get("timesExecuted"))
     assert counted == 1

@@ -8,6 +8,7 @@ whichever way the operator is started: `recall run`, or
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import os
@@ -94,6 +95,11 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
 
 @kopf.on.cleanup()
 async def recall_cleanup(memo: kopf.Memo, **_: Any) -> None:
+    # Background tasks (the incident re-evaluation loop) use memory and the API: they stop first.
+    background = memo.get("background") or []
+    for task in background:
+        task.cancel()
+    await asyncio.gather(*background, return_exceptions=True)
     memory = memo.get("memory")
     if memory is not None:
         await memory.close()

@@ -2,9 +2,20 @@
 
 Level-based and idempotent: every run recomputes what status should be from
 the spec, the indexes and memory, and writes only the keys that differ. The
-same function serves create, update, resume and a timer; the timer is what
-re-evaluates open incidents after the catalog, win rates or memory changed,
-and what retries an outcome waiting in the outbox while memory was down.
+same function serves two callers: the watch-driven handler (create, update,
+resume) gives each new spec its answer, and one operator-wide loop re-evaluates
+every REEVALUATE_SECONDS the incidents that need attention: open ones (the
+catalog, win rates or memory may have changed) and outcomes waiting in the
+outbox while memory was down (retried).
+
+The loop is one task, not a Kopf timer per incident: Kopf guards every object
+that has a timer with a finalizer, so each new Incident cost one more write and
+watch round trip before its first answer. Incidents carry no finalizer now; one
+left by an older version is removed by Kopf itself on the next event of that
+Incident (it removes its finalizer when no handler needs it), delete included.
+
+The handler writes status itself, before Kopf writes its bookkeeping
+annotations, so the answer is visible one API round trip sooner.
 """
 
 from __future__ import annotations
@@ -47,23 +58,66 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _post(body: Any, change: st.StatusChange) -> None:
+def _events(change: st.StatusChange) -> list[tuple[str, str, str]]:
+    """(type, reason, message) of the Event each condition transition gets."""
+    out = []
     for c in change.transitions:
         bad = (c["type"] in (st.MEMORY_AVAILABLE, st.TRIAGED) and c["status"] == "False")
-        kopf.event(
-            body,
-            type="Warning" if bad else "Normal",
-            reason=c["reason"],
-            message=f"{c['type']}={c['status']}: {c['message']}",
-        )
+        out.append(("Warning" if bad else "Normal", c["reason"], f"{c['type']}={c['status']}: {c['message']}"))
+    return out
 
 
-def _apply(patch: kopf.Patch, change: st.StatusChange) -> None:
-    for key, value in change.patch.items():
-        # A null inside a list element is dropped by the API server (merge
-        # patches replace lists whole); dropping it here keeps Kopf's
-        # after-patch check quiet. Nulls in maps stay: they delete old keys.
-        patch.status[key] = st.prune_none(value) if isinstance(value, list) else value
+def _post(body: Any, change: st.StatusChange) -> None:
+    """Events from a Kopf handler: Kopf queues and posts them."""
+    for type_, reason, message in _events(change):
+        kopf.event(body, type=type_, reason=reason, message=message)
+
+
+def _post_direct(api: Any, body: Mapping[str, Any], change: st.StatusChange) -> None:
+    """Events from the re-evaluation loop, which runs outside Kopf's handlers and so has no
+    Kopf event queue: posted the way Kopf posts them (core/v1, same fields). Best effort."""
+    meta = body["metadata"]
+    ref = {"apiVersion": body["apiVersion"], "kind": body["kind"], "name": meta["name"],
+           "namespace": meta["namespace"], "uid": meta["uid"], "resourceVersion": meta.get("resourceVersion")}
+    core = k8s_client.CoreV1Api(api)
+    for type_, reason, message in _events(change):
+        now = _now().isoformat()
+        event = {
+            "metadata": {"namespace": meta["namespace"], "generateName": "recall-event-"},
+            "action": "Reevaluate", "type": type_, "reason": reason, "message": message[:1024],
+            "reportingComponent": "kopf", "reportingInstance": "recall-operator", "source": {"component": "kopf"},
+            "involvedObject": ref, "firstTimestamp": now, "lastTimestamp": now, "eventTime": now,
+        }
+        try:
+            core.create_namespaced_event(meta["namespace"], event)
+        except k8s_client.ApiException as exc:
+            kopf_logger.warning(f"could not post event {reason} on {meta['namespace']}/{meta['name']}: {exc.status} {exc.reason}")
+
+
+def _status_body(change: st.StatusChange) -> dict[str, Any]:
+    # A null inside a list element is dropped by the API server (merge patches
+    # replace lists whole), so it is dropped here too. Nulls in maps stay:
+    # they delete old keys.
+    return {k: st.prune_none(v) if isinstance(v, list) else v for k, v in change.patch.items()}
+
+
+async def _write_status(api: Any, namespace: str, name: str, change: st.StatusChange,
+                        resource_version: str | None = None) -> bool:
+    """Merge-patch status; with a resourceVersion, only if the incident is still that version.
+
+    False when the incident is gone, or (with a resourceVersion) changed since.
+    """
+    body: dict[str, Any] = {"status": _status_body(change)}
+    if resource_version is not None:
+        body["metadata"] = {"resourceVersion": resource_version}
+    objects = k8s_client.CustomObjectsApi(api)
+    try:
+        await asyncio.to_thread(objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace, PLURAL, name, body)
+    except k8s_client.ApiException as exc:
+        if exc.status == 404 or (exc.status == 409 and resource_version is not None):
+            return False
+        raise
+    return True
 
 
 async def triage(
@@ -196,53 +250,52 @@ async def consolidate(
     return st.consolidated_status(status, key, memory.name, counted, generation, now)
 
 
-async def reconcile(
-    body: Any,
+def _lock(memo: kopf.Memo, meta: Mapping[str, Any]) -> asyncio.Lock:
+    # One reconcile at a time per incident: the watch-driven handler and the loop never interleave.
+    lock: asyncio.Lock = memo.locks.setdefault(meta.get("uid"), asyncio.Lock())
+    return lock
+
+
+async def evaluate(
     name: str,
     namespace: str,
     spec: Mapping[str, Any],
     status: Mapping[str, Any],
     meta: Mapping[str, Any],
-    patch: kopf.Patch,
     memo: kopf.Memo,
     indexes: Mapping[str, Any],
-) -> None:
-    lock = memo.locks.setdefault(meta.get("uid"), asyncio.Lock())
-    async with lock:
-        generation = int(meta.get("generation") or 0)
-        status = dict(status)
-        now = _now()
-        raw_spec = dict(spec)
-        resolution = raw_spec.get("resolution")
-        try:
-            incident = Incident(
-                name=name, namespace=namespace,
-                spec=IncidentSpec.model_validate({k: v for k, v in raw_spec.items() if k != "resolution"}),
-            )
-            if resolution is not None:
-                Resolution.model_validate(dict(resolution))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            change = st.invalid_status(status, generation, now, f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
-            _apply(patch, change)
-            _post(body, change)
-            return
-        ctx = catalog.context_for(namespace, now, **indexes)
+) -> st.StatusChange | None:
+    """What status should become (only the keys that differ), and the transitions; None: nothing to do.
+
+    Consolidating an outcome writes memory and Runbook counts as it goes; the
+    caller holds the incident's lock and writes the status this returns.
+    """
+    generation = int(meta.get("generation") or 0)
+    status = dict(status)
+    now = _now()
+    raw_spec = dict(spec)
+    resolution = raw_spec.get("resolution")
+    try:
+        incident = Incident(
+            name=name, namespace=namespace,
+            spec=IncidentSpec.model_validate({k: v for k, v in raw_spec.items() if k != "resolution"}),
+        )
         if resolution is not None:
-            if st.is_consolidated(status, st.resolution_key(resolution)):
-                return
-            change = await consolidate(
-                name, namespace, incident.spec, resolution, status, generation, memo, ctx
-            )
-        else:
-            assessment, plan, error = await triage(incident, ctx, memo.get("memory"), memo.get("policy") or Settings())
-            dna = incident_dna(incident.spec, ctx.topology)
-            change = st.triage_status(status, assessment, plan, dna, generation, now, error)
-            if "recommendation" in change.patch:  # metrics: a new or changed recommendation
-                metrics.INCIDENTS_TRIAGED.labels(assessment.recommendation.mode).inc()
-        if not change.empty:
-            _apply(patch, change)
-            _post(body, change)
+            Resolution.model_validate(dict(resolution))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        return st.invalid_status(status, generation, now, f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
+    ctx = catalog.context_for(namespace, now, **indexes)
+    if resolution is not None:
+        if st.is_consolidated(status, st.resolution_key(resolution)):
+            return None
+        return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx)
+    assessment, plan, error = await triage(incident, ctx, memo.get("memory"), memo.get("policy") or Settings())
+    dna = incident_dna(incident.spec, ctx.topology)
+    change = st.triage_status(status, assessment, plan, dna, generation, now, error)
+    if "recommendation" in change.patch:  # metrics: a new or changed recommendation
+        metrics.INCIDENTS_TRIAGED.labels(assessment.recommendation.mode).inc()
+    return change
 
 
 def _indexes(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -253,10 +306,20 @@ def _indexes(kwargs: Mapping[str, Any]) -> dict[str, Any]:
 @kopf.on.create(GROUP, VERSION, PLURAL)
 @kopf.on.update(GROUP, VERSION, PLURAL)
 async def incident_reconcile(
-    body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any, patch: kopf.Patch,
-    memo: kopf.Memo, **kwargs: Any,
+    body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any, memo: kopf.Memo, **kwargs: Any,
 ) -> None:
-    await reconcile(body, name, namespace, spec, status, meta, patch, memo, _indexes(kwargs))
+    async with _lock(memo, meta):
+        change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
+        if change is None or change.empty:
+            return
+        # Written here, inside the lock, rather than through Kopf's patch: Kopf
+        # sends that after its own annotations, one API round trip later. No
+        # resourceVersion, as in Kopf's merge patch: this event's spec is the newest.
+        if await _write_status(memo.api, namespace, name, change):
+            _post(body, change)
+
+
+# -- the re-evaluation loop ----------------------------------------------------
 
 
 def needs_attention(spec: Mapping[str, Any], status: Mapping[str, Any], **_: Any) -> bool:
@@ -265,10 +328,97 @@ def needs_attention(spec: Mapping[str, Any], status: Mapping[str, Any], **_: Any
     return resolution is None or not st.is_consolidated(status, st.resolution_key(resolution))
 
 
-@kopf.timer(GROUP, VERSION, PLURAL, interval=REEVALUATE_SECONDS, initial_delay=REEVALUATE_SECONDS,
-            when=needs_attention)
-async def incident_reevaluate(
-    body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any, patch: kopf.Patch,
-    memo: kopf.Memo, **kwargs: Any,
-) -> None:
-    await reconcile(body, name, namespace, spec, status, meta, patch, memo, _indexes(kwargs))
+def answered(spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
+    """Whether the watch-driven handler has already handled this spec.
+
+    The loop only re-evaluates answers: a new spec (or outcome) is the
+    handler's to answer first, so that the two never both give a first answer
+    (or write one outcome into memory twice).
+    """
+    resolution = spec.get("resolution")
+    if resolution is None:
+        return bool(status.get("observedGeneration") == meta.get("generation"))
+    # An outcome the handler tried to write into memory: it waits in the outbox under its key.
+    return bool((status.get("memory") or {}).get("key") == st.resolution_key(resolution))
+
+
+@kopf.index(GROUP, VERSION, PLURAL)
+async def incident_attention_index(
+    body: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    meta: Mapping[str, Any], logger: Any, **_: Any,
+) -> dict[tuple[str, str], dict[str, Any]] | None:
+    """The incidents the loop goes over, as last seen on the watch: an index needs no finalizer.
+
+    Only those that need attention, so a long history of closed incidents
+    costs the loop nothing. It runs on every Incident event, so it is cheap:
+    async (no hop to a worker thread) and without deep copies (each event
+    brings a body of its own, parsed from the API, which nothing changes later).
+    """
+    if meta.get("deletionTimestamp"):
+        return None
+    try:
+        if not needs_attention(spec, status):
+            return None
+    except Exception as exc:  # an odd spec: the loop looks at it, and its reconcile says what is wrong
+        logger.debug(f"cannot tell whether {namespace}/{name} needs attention: {exc}")
+    return {(namespace, name): {
+        "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
+        "metadata": {k: meta.get(k) for k in ("name", "namespace", "uid", "generation", "resourceVersion")},
+        "spec": dict(spec),
+        "status": dict(status),
+    }}
+
+
+async def reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapping[str, Any]) -> bool:
+    """Re-run one incident's reconcile from its snapshot; True when status was written.
+
+    The write names the snapshot's resourceVersion: if the incident changed
+    since, nothing is written, and the watch or the next pass has it.
+    """
+    meta, spec, status = snapshot["metadata"], snapshot["spec"], snapshot["status"]
+    if not answered(spec, status, meta):
+        return False
+    async with _lock(memo, meta):
+        change = await evaluate(meta["name"], meta["namespace"], spec, status, meta, memo, indexes)
+        if change is None or change.empty:
+            return False
+        written = await _write_status(memo.api, meta["namespace"], meta["name"], change, meta["resourceVersion"])
+    if written:
+        await asyncio.to_thread(_post_direct, memo.api, snapshot, change)
+    return written
+
+
+async def reevaluate_all(memo: kopf.Memo, attention: Mapping[Any, Any], indexes: Mapping[str, Any]) -> int:
+    """One pass over the incidents that need attention; one that fails is logged and the pass goes on."""
+    written = 0
+    for key in list(attention):
+        for snapshot in list(attention.get(key) or ()):
+            try:
+                written += await reevaluate(snapshot, memo, indexes)
+            except Exception:
+                metrics.RECONCILE_ERRORS.inc()  # metrics
+                kopf_logger.exception(f"re-evaluating incident {key} failed; the next pass tries again")
+            # A reconcile that changes nothing may never suspend (the embedded
+            # store answers synchronously): let the watch-driven work in between
+            # incidents, so a pass over many never holds a new incident up.
+            await asyncio.sleep(0)
+    return written
+
+
+async def reevaluate_forever(memo: kopf.Memo, attention: Mapping[Any, Any], indexes: Mapping[str, Any]) -> None:
+    while True:
+        await asyncio.sleep(REEVALUATE_SECONDS)
+        try:
+            await reevaluate_all(memo, attention, indexes)
+        except Exception:
+            kopf_logger.exception("a re-evaluation pass failed; the next one starts as usual")
+
+
+@kopf.on.startup()
+async def start_reevaluation(memo: kopf.Memo, incident_attention_index: Any, **kwargs: Any) -> None:
+    # The indexes are live views that Kopf keeps filling; the loop reads them on each pass.
+    # recall_cleanup cancels it (memo.background) before memory is closed.
+    task = asyncio.create_task(
+        reevaluate_forever(memo, incident_attention_index, _indexes(kwargs)), name="recall re-evaluation"
+    )
+    memo.setdefault("background", []).append(task)

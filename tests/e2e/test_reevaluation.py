@@ -1,0 +1,106 @@
+"""Re-evaluation without finalizers: one loop in the operator, nothing on the Incidents.
+
+Open incidents are re-evaluated by one operator-wide loop (see
+handlers/incident.py), not by a Kopf timer per incident: a timer made Kopf put
+its finalizer on every Incident before the first answer. These tests hold the
+three things that change brought: no finalizer on a new Incident, the loop
+still re-evaluates an open incident when the catalog changes, and an Incident
+still carrying the finalizer of an older version can be deleted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kopf.testing import KopfRunner
+
+from recall_operator.demo import apply, history_steps, load_history, read_history
+from recall_operator.handlers import ENV_BACKEND, ENV_PATH, incident
+from recall_operator.runner import operator_args
+from test_operator_loop import dev_history, until
+
+pytestmark = pytest.mark.integration
+
+OLD_FINALIZER = "recall.dev/finalizer"
+
+
+def _body(kubectl: Any, namespace: str, name: str) -> dict[str, Any]:
+    proc = kubectl("get", "incident", name, "-n", namespace, "-o", "json")
+    return json.loads(proc.stdout) if proc.returncode == 0 else {}
+
+
+def _incident(name: str, finalizers: list[str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if finalizers is not None:
+        meta["finalizers"] = finalizers
+    return {
+        "apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": meta,
+        "spec": {"service": "checkout-api", "title": "checkout-api 5xx after a deploy", "symptoms": ["5xx"]},
+    }
+
+
+def _deleted(kubectl: Any, namespace: str, name: str) -> None:
+    proc = kubectl("delete", "incident", name, "-n", namespace, "--timeout=60s")
+    assert proc.returncode == 0, proc.stderr
+    gone = kubectl("get", "incident", name, "-n", namespace)
+    assert gone.returncode != 0 and "NotFound" in gone.stderr, gone.stdout
+
+
+def test_a_new_incident_gets_its_answer_and_no_finalizer(operator: Any, kubectl: Any, namespace: str) -> None:
+    apply(kubectl, namespace, _incident("plain"))
+    body = until("a recommendation on plain",
+                 lambda: (b := _body(kubectl, namespace, "plain")).get("status", {}).get("recommendation") and b)
+    # Nothing the operator runs for a new Incident needs a finalizer: no timer,
+    # no daemon, no deletion handler. One would cost a write and a watch round
+    # trip before the first answer, and block deletion while the operator is down.
+    assert not body["metadata"].get("finalizers"), body["metadata"]
+    _deleted(kubectl, namespace, "plain")
+
+
+def test_an_open_incident_is_re_evaluated_when_the_catalog_changes(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any
+) -> None:
+    catalog, first = history_steps(read_history(dev_history()), stop_before="inc-0001")
+    assert first is not None and all(s.kind == "apply" for s in catalog)
+    apply(kubectl, namespace, first)
+    before = until("a recommendation on inc-0001",
+                   lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("mode") and s)
+    assert not before["recommendation"].get("runbook"), "no catalog yet: no runbook to offer"
+
+    # The runbooks arrive; the incident's spec does not change, so no watch
+    # event brings it back: only the re-evaluation loop can offer them.
+    load_history(kubectl, namespace, catalog)
+    after = until(f"inc-0001 re-evaluated (every {incident.REEVALUATE_SECONDS:.0f} s) with the catalog",
+                  lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("runbook") and s)
+    assert after["recommendation"]["steps"] and after["recommendation"]["readOnly"] is True
+    assert after["observedGeneration"] == 1
+    assert not _body(kubectl, namespace, "inc-0001")["metadata"].get("finalizers")
+
+
+def test_an_incident_with_the_old_finalizer_can_be_deleted(operator: Any, kubectl: Any, namespace: str) -> None:
+    # As an Incident made by an older version (whose timer needed the finalizer) looks.
+    apply(kubectl, namespace, _incident("legacy", [OLD_FINALIZER]))
+    until("a recommendation on legacy",
+          lambda: _body(kubectl, namespace, "legacy").get("status", {}).get("recommendation"))
+    _deleted(kubectl, namespace, "legacy")
+
+
+def test_the_old_finalizer_is_released_when_the_operator_starts(
+    cluster: Any, kubectl: Any, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Left by the older version, before this one starts: an upgrade.
+    apply(kubectl, namespace, _incident("left-behind", [OLD_FINALIZER]))
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
+    with KopfRunner(operator_args([namespace]), timeout=60) as runner:
+        until("the old finalizer released on resume",
+              lambda: (b := _body(kubectl, namespace, "left-behind")) and not b["metadata"].get("finalizers"))
+        until("a recommendation on left-behind",
+              lambda: _body(kubectl, namespace, "left-behind").get("status", {}).get("recommendation"))
+        _deleted(kubectl, namespace, "left-behind")
+    assert runner.exception is None, runner.output
+    assert runner.exit_code == 0, runner.output
+    assert "Traceback" not in runner.output, runner.output
