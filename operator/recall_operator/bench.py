@@ -196,6 +196,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", type=Path, default=SAMPLE, help="history the synthetic memories are made from")
     p.add_argument("--hindsight-url", default=None, help="also measure a running Hindsight server")
     p.add_argument("--skip-cluster", action="store_true", help="skip the parts that need the local control plane")
+    p.add_argument("--cluster-only", action="store_true", help="only the parts that need the local control plane")
     p.set_defaults(func=main)
 
 
@@ -203,6 +204,11 @@ def main(args: argparse.Namespace) -> int:
     if not args.dataset.is_file():
         print(f"recall bench: no such dataset file: {args.dataset}", file=sys.stderr)
         return 2
+    if args.cluster_only:
+        from recall_operator import bench_cluster
+
+        print(json.dumps(asyncio.run(bench_cluster.measure(quick=args.quick))))
+        return 0
     result = asyncio.run(run_bench(args))
     if args.json:
         print(json.dumps(result))
