@@ -11,6 +11,7 @@ still carrying the finalizer of an older version can be deleted.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +61,23 @@ def test_a_new_incident_gets_its_answer_and_no_finalizer(operator: Any, kubectl:
     _deleted(kubectl, namespace, "plain")
 
 
+@pytest.fixture
+def other_namespace(kubectl: Any, namespace: str) -> Iterator[str]:
+    """A namespace the operator does not serve."""
+    name = f"{namespace}-other"
+    kubectl("create", "namespace", name, check=True)
+    try:
+        yield name
+    finally:
+        kubectl("delete", "namespace", name, "--wait=false", "--ignore-not-found")
+
+
 def test_an_open_incident_is_re_evaluated_when_the_catalog_changes(
-    operator: Any, kubectl: Any, namespace: str, get_status: Any
+    operator: Any, kubectl: Any, namespace: str, other_namespace: str, get_status: Any
 ) -> None:
     catalog, first = history_steps(read_history(dev_history()), stop_before="inc-0001")
     assert first is not None and all(s.kind == "apply" for s in catalog)
+    apply(kubectl, other_namespace, _incident("not-ours"))
     apply(kubectl, namespace, first)
     before = until("a recommendation on inc-0001",
                    lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("mode") and s)
@@ -78,6 +91,8 @@ def test_an_open_incident_is_re_evaluated_when_the_catalog_changes(
     assert after["recommendation"]["steps"] and after["recommendation"]["readOnly"] is True
     assert after["observedGeneration"] == 1
     assert not _body(kubectl, namespace, "inc-0001")["metadata"].get("finalizers")
+    # The loop goes over the namespaces the operator serves, and no others.
+    assert "status" not in _body(kubectl, other_namespace, "not-ours")
 
 
 def test_an_incident_with_the_old_finalizer_can_be_deleted(operator: Any, kubectl: Any, namespace: str) -> None:
