@@ -82,7 +82,8 @@ class MemoryBackend(Protocol):
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
         """Candidates for the query (at most query.limit), the asking incident excluded."""
 
-    async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None: ...
+    async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
+        """One incident's memory; without a namespace the newest of that name (ties: first namespace by name)."""
 
     async def count(self) -> int: ...
 

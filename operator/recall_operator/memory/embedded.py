@@ -170,7 +170,7 @@ class EmbeddedMemory:
         if namespace is not None:
             sql += " AND namespace = ?"
             params.append(namespace)
-        rows = self._query(sql + " ORDER BY resolved_at DESC LIMIT 1", params)
+        rows = self._query(sql + " ORDER BY resolved_at DESC, namespace ASC LIMIT 1", params)
         return EpisodicMemory.model_validate_json(rows[0][0]) if rows else None
 
     async def count(self) -> int:
