@@ -6,10 +6,11 @@ reconcile builds its Context from memory of the watch streams instead of
 listing the API on every incident. An object that does not parse is left out
 of the index (with a warning) rather than failing every incident next to it.
 
-Re-evaluation after a catalog change is done by the incident timer (see
-handlers/incident.py): it re-reads these indexes and memory on an interval and
-writes only when the outcome differs, so a new migration, contradiction, win
-rate or memory reaches every open incident without cross-object patches.
+Re-evaluation after a catalog change is done by the incident re-evaluation
+loop (see handlers/incident.py): it re-reads these indexes and memory on an
+interval and writes only when the outcome differs, so a new migration,
+contradiction, win rate or memory reaches every open incident without
+cross-object patches.
 """
 
 from __future__ import annotations
