@@ -166,3 +166,43 @@ def test_approve_refuses_what_is_not_actionable_and_creates_nothing(operator: An
     # resolve without flags and without a terminal says what is missing instead of prompting.
     proc = recall("resolve", "inc-odd", "-n", namespace)
     assert proc.returncode == 1 and "missing --root-cause, --summary, --action" in proc.stderr
+
+
+def test_reject_records_the_decision_and_nothing_runs(operator: Any, kubectl: Any, namespace: str,
+                                                      k8s_api: Any) -> None:
+    kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", namespace, check=True)
+    load_history(kubectl, namespace, [Step("apply", RUNBOOK), *(_past(i) for i in range(1, 5))])
+    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                               "metadata": {"name": "inc-no"}, "spec": SPEC})
+    rec = until("an actionable recommendation on inc-no",
+                lambda: (r := incident_status(kubectl, namespace, "inc-no").get("recommendation") or {}).get(
+                    "mode") == "actionable" and r)
+
+    # A rejection without a reason is refused before anything is created.
+    bare = recall("reject", "inc-no", "-n", namespace)
+    assert bare.returncode == 1 and "a rejection needs --reason" in bare.stderr
+    assert json.loads(kubectl("get", "approvals.recall.dev", "-n", namespace, "-o", "json", check=True).stdout)[
+        "items"] == []
+
+    proc = recall("reject", "inc-no", "-n", namespace, "--reason", "blast radius too wide during peak", "--wait", "60")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "operator: Rejected" in proc.stdout
+    from kubernetes import client
+
+    user = client.AuthenticationV1Api(k8s_api).create_self_subject_review(
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}).status.user_info.username
+    name = approval_name("inc-no", rec["planHash"], user, "reject")
+    body = json.loads(kubectl("get", "approvals.recall.dev", name, "-n", namespace, "-o", "json", check=True).stdout)
+    assert body["spec"]["decision"] == "reject" and body["spec"]["planHash"] == rec["planHash"]
+    assert body["spec"]["reason"] == "blast radius too wide during peak"
+    execution = until("the rejection recorded on inc-no",
+                      lambda: (e := incident_status(kubectl, namespace, "inc-no").get("execution") or {}).get(
+                          "rejectedBy") and e)
+    assert execution["rejectedBy"] == user and execution["stopped"] is True
+    # An approval of the rejected plan is refused: the plan needs to change first.
+    approve = recall("approve", "inc-no", "-n", namespace, "--wait", "60")
+    assert approve.returncode == 1 and "operator: Refused" in approve.stdout, approve.stdout + approve.stderr
+    assert "was rejected by" in approve.stdout
+    runs = json.loads(kubectl("get", "jobs", "-n", namespace, "-l", f"{jobkit.LABEL_INCIDENT}=inc-no,"
+                              f"{jobkit.LABEL_PHASE}=run", "-o", "json", check=True).stdout)["items"]
+    assert runs == []
