@@ -14,6 +14,7 @@ import asyncio
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -140,6 +141,9 @@ def main(args: argparse.Namespace) -> int:
         print("recall run: name at least one --namespace, or --all-namespaces", file=sys.stderr)
         return 2
     ns = args.bridge_namespace
+    if ns is not None and not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns):
+        print(f"recall run: --bridge-namespace {ns!r} is not a namespace name (lowercase DNS label)", file=sys.stderr)
+        return 2
     if ns is not None and not args.all_namespaces and ns not in args.namespace:
         # Incidents opened where no one watches would never be triaged.
         print(f"recall run: --bridge-namespace {ns} is not watched; add --namespace {ns} or use -A", file=sys.stderr)

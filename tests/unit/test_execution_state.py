@@ -262,3 +262,19 @@ def test_the_rules_do_not_change_superseded_or_non_actionable_verdicts():
 )
 def test_plan_risk_is_the_riskiest_step(risks, worst):
     assert m.plan_risk([{"name": str(i), "risk": r} for i, r in enumerate(risks)]) == worst
+
+
+@pytest.mark.parametrize(
+    ("status", "work"),
+    [
+        ({}, False),
+        ({"recommendation": {"mode": "novel"}}, False),
+        ({"recommendation": {"mode": "advisory", "planHash": "abc"}}, False),
+        ({"recommendation": {"mode": "actionable", "planHash": "abc"}}, True),
+        ({"recommendation": {"mode": "advisory"}, "execution": {"state": "Running"}}, True),
+    ],
+)
+def test_has_work(status: dict, work: bool) -> None:
+    from recall_operator.domain.execution import has_work
+
+    assert has_work(status) is work

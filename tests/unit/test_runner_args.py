@@ -17,6 +17,7 @@ from recall_operator.cli import main
         # Incidents the bridge opened where nobody watches would never be triaged.
         (["-n", "shop", "--bridge-port", "9094", "--bridge-namespace", "payments"],
          "--bridge-namespace payments is not watched"),
+        (["-A", "--bridge-port", "9094", "--bridge-namespace", "Alerts_NS"], "is not a namespace name"),
     ],
 )
 def test_run_refuses_before_starting(capsys, args: list[str], message: str) -> None:

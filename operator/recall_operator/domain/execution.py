@@ -173,6 +173,12 @@ def _rollback(
     return RunDecision(ROLLED_BACK, None, f"step {failed} failed; completed steps rolled back", run_view, rollbacks)
 
 
+def has_work(status: Mapping[str, Any]) -> bool:
+    """Whether an Incident's status could lead to a Job: an execution, or an actionable plan (its dry-run)."""
+    rec = status.get("recommendation") or {}
+    return bool(status.get("execution")) or (bool(rec.get("planHash")) and rec.get("mode") == "actionable")
+
+
 RISK_ORDER = ("low", "medium", "high", "critical")
 # Approval states that may still count towards a plan: not yet judged (being
 # judged now, or created while the operator was down) or waiting for more approvers.

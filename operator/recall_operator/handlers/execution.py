@@ -236,10 +236,8 @@ def _advance_once(namespace: str, name: str) -> bool:
     rec = status.get("recommendation") or {}
     plan_hash = rec.get("planHash")
     execution = status.get("execution") or {}
-    if not plan_hash and not execution:
-        return True
-    if rec.get("mode") != "actionable" and not execution:
-        return True  # novel/advisory: nothing ever runs, not even dry-runs
+    if not machine.has_work(status):
+        return True  # novel/advisory, or no plan yet: nothing ever runs, not even dry-runs
 
     steps, params, built_hash, why = _plan_steps(incident)
     jobs = _list_jobs(namespace, name)
@@ -394,8 +392,7 @@ def incident_event(type: str | None, name: str, namespace: str, status: Mapping[
     # Most events (a new Incident, a novel or advisory one) have nothing to run:
     # the event's own copy says so without another GET, which on a new
     # Incident's path is a third of the time to its first answer.
-    rec = status.get("recommendation") or {}
-    if not status.get("execution") and (not rec.get("planHash") or rec.get("mode") != "actionable"):
+    if not machine.has_work(status):
         return
     advance(namespace, name)
 
