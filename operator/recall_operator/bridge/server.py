@@ -123,6 +123,11 @@ async def _read_limited(request: web.Request) -> bytes | BridgeError:
         chunks.append(chunk)
 
 
+# An alert storm opens hundreds of connections at once. With aiohttp's default
+# accept queue (128) the kernel overflows it and some senders see their
+# connection reset instead of an answer; 500 concurrent posts reproduced it.
+ACCEPT_BACKLOG = 1024
+
 STATS_KEY = web.AppKey("stats", dict)
 WRITER_KEY = web.AppKey("writer", IncidentWriter)
 NAMESPACE_KEY = web.AppKey("namespace", str)
@@ -209,7 +214,7 @@ async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_clien
     runner = web.AppRunner(create_app(namespace, api), access_log=None)
     await runner.setup()
     try:
-        site = web.TCPSite(runner, host, port)
+        site = web.TCPSite(runner, host, port, backlog=ACCEPT_BACKLOG)
         await site.start()
         log.info("alert bridge listening on %s:%d, writing Incidents to namespace %s", host, port, namespace)
         await asyncio.Event().wait()
