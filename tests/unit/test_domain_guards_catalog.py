@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from recall_operator.domain.catalog import CATALOG_FIT_BAR, best_catalog_fit, catalog_fit
+from recall_operator.domain.catalog import CATALOG_FIT_BAR, best_catalog_fit, catalog_fit, covers
 from recall_operator.domain.guards import (
     failed_before,
     memory_staleness,
@@ -113,3 +113,27 @@ def test_best_catalog_fit_skips_the_excluded_and_the_unfit() -> None:
     assert best_catalog_fit(s, catalog, TOPOLOGY, excluded={"redis-flush", "cart-restart"}) is None
     assert best_catalog_fit(spec("orders-db"), {"redis-flush": REDIS_RB}, TOPOLOGY) is None
     assert CATALOG_FIT_BAR > 0
+
+
+@pytest.mark.parametrize(
+    ("service", "symptoms", "whole"),
+    [
+        ("redis-cluster", ["latency-spike", "timeout"], True),
+        ("redis-cluster", ["timeout"], True),
+        ("redis-cluster", ["timeout", "disk-full"], False),  # one symptom the runbook does not address
+        ("orders-db", ["timeout"], False),  # a service the runbook does not name
+        ("redis-cluster", [], False),  # nothing seen, nothing covered
+    ],
+)
+def test_covers_needs_the_service_and_every_symptom(service: str, symptoms: list[str], whole: bool) -> None:
+    assert covers(spec(service, symptoms=symptoms), REDIS_RB) is whole
+
+
+def test_a_proven_runbook_is_offered_only_when_it_covers_the_incident() -> None:
+    catalog = {REDIS_RB.name: REDIS_RB}
+    partial = spec("redis-cluster", symptoms=["timeout", "disk-full"])
+    whole = spec("redis-cluster", symptoms=["timeout"])
+    assert best_catalog_fit(partial, catalog, TOPOLOGY).runbook == "redis-flush"  # the catalog alone speaks
+    assert best_catalog_fit(partial, catalog, TOPOLOGY, proven={"redis-flush"}) is None
+    assert best_catalog_fit(whole, catalog, TOPOLOGY, proven={"redis-flush"}).runbook == "redis-flush"
+    assert best_catalog_fit(whole, catalog, TOPOLOGY, excluded={"redis-flush"}, proven={"redis-flush"}) is None

@@ -108,6 +108,19 @@ def test_nothing_alike_is_novel_and_read_only() -> None:
     assert (empty.mode, empty.similarity, empty.runbook) == ("novel", 0, None)
 
 
+def test_novel_mode_offers_a_proven_runbook_only_when_its_catalog_entry_covers_the_incident() -> None:
+    far = memory("inc-9", service="orders-db", runbook="db-vacuum", title="disk full on orders-db")
+    ctx = context(catalog=[VM_RESTART], records=RECORDS)  # redis-restart-vm has run three times
+    covered = assess(incident(symptoms=["timeout"], title="cart reads stall"), [far], ctx).recommendation
+    assert (covered.mode, covered.runbook, covered.source) == ("novel", "redis-restart-vm", "catalog")
+    partial = assess(incident(symptoms=["timeout", "5xx"], title="cart reads stall"), [far], ctx).recommendation
+    assert (partial.mode, partial.runbook) == ("novel", None)
+    unproven = context(catalog=[VM_RESTART])
+    assert assess(incident(symptoms=["timeout", "5xx"], title="cart reads stall"), [far], unproven).recommendation.runbook == (
+        "redis-restart-vm"
+    )
+
+
 def test_the_asking_incident_is_never_its_own_precedent() -> None:
     me = memory("inc-new", runbook="redis-restart-vm", **REDIS_TEXT)
     result = assess(incident("inc-new", **REDIS_TEXT), [me], context(catalog=[VM_RESTART]))

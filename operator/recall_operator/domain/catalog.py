@@ -46,12 +46,33 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> Cat
     return CatalogFit(runbook.name, round(fit, 3), why, tuple(shared))
 
 
+def covers(spec: IncidentSpec, runbook: Runbook) -> bool:
+    """The runbook's declaration names the incident's service and every symptom it shows."""
+    return spec.service in runbook.spec.services and bool(spec.symptoms) and set(spec.symptoms) <= set(
+        runbook.spec.symptoms
+    )
+
+
 def best_catalog_fit(
-    spec: IncidentSpec, catalog: Mapping[str, Runbook], topology: Topology, excluded: Iterable[str] = ()
+    spec: IncidentSpec,
+    catalog: Mapping[str, Runbook],
+    topology: Topology,
+    excluded: Iterable[str] = (),
+    proven: Iterable[str] = (),
 ) -> CatalogFit | None:
-    """The best-fitting runbook above the bar, skipping the excluded ones (stale, failed here)."""
-    skip = set(excluded)
-    fits = [catalog_fit(spec, rb, topology) for name, rb in sorted(catalog.items()) if name not in skip]
+    """The best-fitting runbook above the bar, skipping the excluded ones (stale, failed here).
+
+    A proven runbook (one memory has seen run) is offered only when its
+    declaration covers the incident whole: memory already knows where it
+    applies, so a partial declaration is weaker evidence for it than for a
+    runbook the catalog alone speaks for.
+    """
+    skip, whole_only = set(excluded), set(proven)
+    fits = [
+        catalog_fit(spec, rb, topology)
+        for name, rb in sorted(catalog.items())
+        if name not in skip and (name not in whole_only or covers(spec, rb))
+    ]
     # Where a runbook applies is not what it fixes: without a shared symptom it is not offered.
     fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR and f.shared_symptoms]
     return max(fits, key=lambda f: f.fit, default=None)

@@ -163,11 +163,13 @@ def _novel(incident: Incident, best: int, ctx: Context, scored: Sequence[ScoredM
     """No real precedent: explore, read-only, and say what the catalog offers if anything fits."""
     stale = stale_runbooks(ctx.migrations, ctx.now)
     # A runbook with a track record has a known territory: the incidents it
-    # resolved. None of them resembles this one (that is what novel means), so
-    # the catalog's word for it is not evidence here. A runbook never run yet
-    # has only the catalog's word, and that is worth offering for exploration.
+    # resolved, and none of them resembles this one (that is what novel means).
+    # Its catalog entry still speaks for it when it names this service and
+    # every symptom seen: generic fixes (a rollback, a rolling restart) meet
+    # new causes. A runbook never run yet has only the catalog's word, and a
+    # partial fit is worth offering for exploration.
     explored = {name for name, rec in ctx.records.items() if rec.times_executed > 0}
-    fit = best_catalog_fit(incident.spec, ctx.catalog, ctx.topology, excluded={*stale, *explored})
+    fit = best_catalog_fit(incident.spec, ctx.catalog, ctx.topology, excluded=stale, proven=explored)
     reasons = [f"best similarity {best} is below the novel bar: no precedent is authoritative"]
     warnings = ["novel incident: only read-only exploratory steps are offered"]
     if fit is not None:
