@@ -80,6 +80,7 @@ def render_match(index: int, match: Mapping[str, Any]) -> list[str]:
             f"  outcome {outcome.upper() if outcome == 'failed' else outcome}"
             f"  runbook {match.get('runbook') or '(none)'}")
     lines = [head, f"   breakdown: {render_breakdown(match.get('breakdown') or {})}"]
+    lines += [f"   ruled out: {why}" for why in match.get("ruledOut") or []]
     actions = render_actions(match.get("actions") or [])
     if actions:
         lines.append("   actions:")

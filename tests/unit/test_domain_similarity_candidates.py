@@ -13,8 +13,11 @@ from recall_operator.domain.similarity import (
     RULED_OUT_POINTS,
     UNRELATED_SERVICE_CREDIT,
     Breakdown,
+    Denial,
     LexicalScorer,
     Weights,
+    both_ways,
+    denied_by_precedent,
     denied_symptoms,
     overlap,
     precedent_facts,
@@ -241,7 +244,7 @@ def test_precedent_facts(precedent, present: set[str], absent: set[str]) -> None
     [
         # The report denies what the precedent's log lines were.
         ({"title": "sign-in fails", "description": "They use OIDC, not SAML."}, SAML, ("saml",)),
-        ({"title": "consumer lag", "description": "lag grows; no rebalances in the group log"}, REBALANCE, ("rebala",)),
+        ({"title": "consumer lag", "description": "lag grows; no rebalances in the group log"}, REBALANCE, ("rebalances",)),
         # "No deploy since Friday" rules out a precedent that a deploy caused...
         ({"title": "db cpu high", "description": "No lock waits and no deploy since Friday."}, DEPLOYED, ("deploy",)),
         # ...and rules out nothing where the precedent's facts are other things.
@@ -256,7 +259,59 @@ def test_precedent_facts(precedent, present: set[str], absent: set[str]) -> None
     ],
 )
 def test_ruled_out(report: dict, precedent, expected: tuple[str, ...]) -> None:
-    assert ruled_out(denied_symptoms(spec(**report)), precedent) == expected
+    found = ruled_out(denied_symptoms(spec(**report)), precedent)
+    assert tuple(d.word for d in found) == expected
+    assert not any(d.by_precedent for d in found)
+
+
+HEALTHY_DB = memory(
+    "inc-pool-leak", service="checkout-api", title="checkout-api pool exhausted after release",
+    description="Threads wait for a connection. orders-db looks healthy: no lock waits, low CPU.",
+    symptoms=["connection-pool-exhausted"], res=resolution(rootCause="a connection leak in the release"),
+)
+
+
+@pytest.mark.parametrize(
+    ("symptoms", "errors", "expected"),
+    [
+        # The old report said "no lock waits"; the new incident is tagged with them.
+        (["latency-spike", "lock-wait"], [], ("lock",)),
+        (["latency-spike"], [], ()),
+        # The new incident's own log lines do not count: only what it tags itself.
+        (["latency-spike"], ["process 88121 still waiting for RowExclusiveLock"], ()),
+    ],
+)
+def test_denied_by_precedent(symptoms: list[str], errors: list[str], expected: tuple[str, ...]) -> None:
+    new = spec("checkout-api", title="orders hang", symptoms=symptoms, errorSignatures=errors)
+    found = denied_by_precedent(new, HEALTHY_DB)
+    assert tuple(d.word for d in found) == expected
+    assert all(d.by_precedent for d in found)
+
+
+def test_a_precedent_that_denied_what_the_incident_shows_is_ruled_out() -> None:
+    alike = {"title": "checkout-api pool exhausted, requests time out", "description": "threads wait for a connection"}
+    plain = score_candidates(spec("checkout-api", symptoms=["connection-pool-exhausted"], **alike), [HEALTHY_DB],
+                             TOPOLOGY, {})[0]
+    locks = score_candidates(spec("checkout-api", symptoms=["connection-pool-exhausted", "lock-wait"], **alike),
+                             [HEALTHY_DB], TOPOLOGY, {})[0]
+    assert plain.breakdown.ruled_out == ()
+    assert [d.explain("inc-pool-leak") for d in locks.breakdown.ruled_out] == [
+        "inc-pool-leak's report denied 'lock', which this incident shows"
+    ]
+    assert locks.similarity < plain.similarity
+
+
+def test_a_word_denied_both_ways_counts_once() -> None:
+    # Each report denies what the other tagged: one stem, one deduction, this report's denial first.
+    old = memory("inc-old", service="checkout-api", title="pool exhausted", description="no rebalances seen",
+                 symptoms=["lock-wait"], res=resolution(rootCause="a leak"))
+    new = spec("checkout-api", title="lag", description="no lock waits here", symptoms=["rebalance"])
+    found = both_ways(new, denied_symptoms(new), old)
+    assert [(d.word, d.by_precedent) for d in found] == [("lock", False), ("rebalances", True)]
+    same = memory("inc-same", service="checkout-api", title="x", description="no lock waits",
+                  symptoms=["lock-wait"], res=resolution(rootCause="a leak"))
+    twice = spec("checkout-api", title="y", description="no lock waits", symptoms=["lock-wait"])
+    assert both_ways(twice, denied_symptoms(twice), same) == ()  # each tags what it "denies": nothing is denied
 
 
 def test_a_denial_takes_a_full_look_alike_under_the_novel_bar_and_at_most_two_count() -> None:
@@ -267,6 +322,6 @@ def test_a_denial_takes_a_full_look_alike_under_the_novel_bar_and_at_most_two_co
     denied = score_candidates(spec("kafka-orders", **report), [twin], TOPOLOGY, {})[0]
     assert denied.breakdown.ruled_out
     assert denied.similarity < 55 <= plain.similarity
-    many = Breakdown(1, 1, 1, 1, 1, 1, ruled_out=("a", "b", "c", "d"))
+    many = Breakdown(1, 1, 1, 1, 1, 1, ruled_out=tuple(Denial(w, w, False) for w in "abcd"))
     assert many.points(Weights()) == 100 - 2 * RULED_OUT_POINTS
     assert many.as_status(Weights())["ruledOut"] == -2 * RULED_OUT_POINTS

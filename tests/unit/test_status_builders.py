@@ -209,3 +209,16 @@ def test_runbook_counts_are_counted_once_per_incident() -> None:
     assert (second["timesExecuted"], second["timesSucceeded"], second["timesFailed"]) == (2, 1, 1)
     assert second["winRate"] < first["winRate"]
     assert st.record_from_status(second) == RunbookRecord(times_executed=2, times_succeeded=1)
+
+
+def test_a_denial_is_explained_in_the_match() -> None:
+    # The new report says "no fork"; the precedent's confirmed cause was a slow fork.
+    incident_spec = {**SPEC, "description": SPEC["description"] + "; no fork in the logs"}
+    incident = Incident(name="inc-new", spec=IncidentSpec.model_validate(incident_spec))
+    assessment = assess(incident, [_memory("inc-1", 30)], _ctx())
+    change = st.triage_status({}, assessment, None, incident_dna(incident.spec, TOPOLOGY), 1, NOW)
+    match = change.patch["matches"][0]
+    assert match["ruledOut"] == ["this report denies 'fork', which inc-1 had"]
+    assert match["breakdown"]["ruledOut"] < 0
+    _, _, plain = _triage([_memory("inc-1", 30)], _ctx())
+    assert plain.patch["matches"][0]["ruledOut"] is None

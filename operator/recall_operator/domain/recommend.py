@@ -88,6 +88,7 @@ class Match:
     stale: Staleness | None = None
     contradiction: str | None = None
     repage_of: str | None = None
+    ruled_out: list[str] = field(default_factory=list)  # why the breakdown's ruledOut deduction applies
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ def _matches(
             stale=memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now),
             contradiction=open_c.get(s.memory.incident),
             repage_of=repage_of.get(s.memory.incident),
+            ruled_out=[d.explain(s.memory.incident) for d in s.breakdown.ruled_out],
         )
         for s in top
     ]

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import dna_similarity, incident_dna
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
-from recall_operator.domain.text import negated_stems, plain_stems, stem, tokens
+from recall_operator.domain.text import negated_stems, negated_words, plain_stems, stem, tokens
 from recall_operator.domain.topology import Topology
 
 
@@ -71,12 +71,13 @@ RULED_OUT_POINTS = 35.0
 RULED_OUT_MAX_TERMS = 2
 
 
-def denied_symptoms(spec: IncidentSpec) -> set[str]:
-    """Stems this incident's report says are not happening."""
-    denied = negated_stems(f"{spec.title}. {spec.description}")
+def denied_symptoms(spec: IncidentSpec) -> dict[str, str]:
+    """What this incident's report says is not happening: stem -> the word as written."""
+    denied = negated_words(f"{spec.title}. {spec.description}")
     # What the incident itself tags as a symptom, or its own log lines show
     # ("no space left on device"), is happening, whatever a sentence says.
-    return denied - plain_stems(tokens(" ".join([*spec.symptoms, *spec.error_signatures])))
+    shown = plain_stems(tokens(" ".join([*spec.symptoms, *spec.error_signatures])))
+    return {s: w for s, w in denied.items() if s not in shown}
 
 
 def precedent_facts(precedent: EpisodicMemory) -> set[str]:
@@ -94,9 +95,44 @@ def precedent_facts(precedent: EpisodicMemory) -> set[str]:
     return facts
 
 
-def ruled_out(denied: set[str], precedent: EpisodicMemory) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class Denial:
+    """A word one report denied that the other incident had: the reason for a ruled-out deduction."""
+
+    stem: str
+    word: str  # as the denying report wrote it
+    by_precedent: bool  # the precedent's report denied it (else this incident's report did)
+
+    def explain(self, precedent: str) -> str:
+        if self.by_precedent:
+            return f"{precedent}'s report denied {self.word!r}, which this incident shows"
+        return f"this report denies {self.word!r}, which {precedent} had"
+
+
+def ruled_out(denied: Mapping[str, str], precedent: EpisodicMemory) -> tuple[Denial, ...]:
     """What the incident's report explicitly denies that was true of the precedent."""
-    return tuple(sorted(denied & precedent_facts(precedent)))
+    facts = precedent_facts(precedent)
+    return tuple(Denial(s, w, False) for s, w in sorted(denied.items()) if s in facts)
+
+
+def denied_by_precedent(spec: IncidentSpec, precedent: EpisodicMemory) -> tuple[Denial, ...]:
+    """What the precedent's report denied that this incident tags as a symptom.
+
+    A denial works both ways: "no lock waits" in an old report tells a new
+    incident tagged lock-wait that the old one was another failure. Only the
+    new incident's tags count here, not its log lines: it has no confirmed
+    cause yet, and raw log lines carry incidental field names.
+    """
+    shown = plain_stems(tokens(" ".join(spec.symptoms)))
+    return tuple(Denial(s, w, True) for s, w in sorted(denied_symptoms(precedent.spec).items()) if s in shown)
+
+
+def both_ways(spec: IncidentSpec, denied: Mapping[str, str], precedent: EpisodicMemory) -> tuple[Denial, ...]:
+    """Every denial between the two reports, one per stem (this report's own first)."""
+    seen: dict[str, Denial] = {}
+    for d in (*ruled_out(denied, precedent), *denied_by_precedent(spec, precedent)):
+        seen.setdefault(d.stem, d)
+    return tuple(seen.values())
 
 
 @dataclass(frozen=True)
@@ -109,8 +145,8 @@ class Breakdown:
     signals: float
     runbook: float
     dna: float
-    # What this incident's report says is not happening, and the precedent had.
-    ruled_out: tuple[str, ...] = ()
+    # What one report says is not happening, and the other incident had.
+    ruled_out: tuple[Denial, ...] = ()
 
     def points(self, weights: Weights) -> int:
         total = sum(getattr(self, k) * getattr(weights, k) for k in TERMS)
@@ -228,7 +264,7 @@ def score_candidates(
             # DNA similarity of unrelated incidents is rarely below one half, so
             # the term counts only what lies above that.
             dna=max(0.0, 2 * dna_similarity(dna, incident_dna(c.spec, topology)) - 1),
-            ruled_out=ruled_out(denied, c),
+            ruled_out=both_ways(spec, denied, c),
         )
         scored.append(ScoredMemory(c, breakdown.points(weights), breakdown))
     scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))

@@ -85,14 +85,15 @@ def _opens_denial(words: list[str], i: int) -> bool:
     return w in _NEGATION_CUES or w in _DENIED_STATE
 
 
-def negated_stems(text: str) -> set[str]:
-    """Stems of what a report says is NOT happening ("no rebalances", "not SAML", "no deploy since Friday").
+def negated_words(text: str) -> dict[str, str]:
+    """What a report says is NOT happening ("no rebalances", "not SAML", "no deploy since Friday"):
+    each denied word's stem, with the word as the report wrote it (the first time).
 
     Only plain words count: in "no errors in tenant-api" the denial is about
     errors, and the parts of a name like `tenant-api` or `rows_ingested` would
     deny things the sentence never meant.
     """
-    out: set[str] = set()
+    out: dict[str, str] = {}
     for clause in _CLAUSE.split(text.lower()):
         words = clause.split()
         for i in range(len(words)):
@@ -100,5 +101,10 @@ def negated_stems(text: str) -> set[str]:
                 for w in words[i + 1 : i + 1 + NEGATION_SCOPE]:
                     w = w.strip("'\"")
                     if _WORD.fullmatch(w) and w not in STOPWORDS:
-                        out.add(stem(w))
+                        out.setdefault(stem(w), w)
     return out
+
+
+def negated_stems(text: str) -> set[str]:
+    """Stems of what a report says is not happening."""
+    return set(negated_words(text))
