@@ -16,7 +16,6 @@ event loop's patience at 100k memories; `recall bench` measures it).
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import sqlite3
 import threading
@@ -156,18 +155,14 @@ class EmbeddedMemory:
 
     # -- the interface -------------------------------------------------------
 
-    # A recall at 10k memories takes about 15 ms and a write waits for fsync:
-    # both run on a worker thread so the operator's event loop keeps serving
-    # watches and the bridge meanwhile.
-
     async def remember(self, memory: EpisodicMemory) -> None:
-        await asyncio.to_thread(self._remember, [memory])
+        self._remember([memory])
 
     async def remember_many(self, memories: Sequence[EpisodicMemory]) -> None:
-        await asyncio.to_thread(self._remember, list(memories))
+        self._remember(memories)
 
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
-        return await asyncio.to_thread(self._recall, query)
+        return self._recall(query)
 
     async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
         sql = "SELECT body FROM memories WHERE incident = ?"
