@@ -654,9 +654,10 @@ def test_status_subresource(kubectl: Callable[..., Any], k8s_api: Any, namespace
             {
                 "incident": "inc-0031",
                 "similarity": 81.2,
-                "breakdown": {"bm25": 0.31, "service": 0.25},
+                "breakdown": {"bm25": 0.31, "service": 0.25, "ruledOut": -35},
                 "outcome": "succeeded",
-            }
+                "ruledOut": ["this report denies 'saml', which inc-0031 had"],
+            },
         ],
         "recommendation": {"mode": "advisory", "similarity": 81.2, "actionability": 40, "futureField": "kept"},
         "dryRun": {"jobs": [{"step": "inspect-memory", "exitCode": 0, "output": "used_memory:1G"}]},
@@ -716,8 +717,9 @@ def test_status_subresource(kubectl: Callable[..., Any], k8s_api: Any, namespace
         ({"recommendation": {"similarity": 140}}, "should be less than or equal to 100"),
         ({"conditions": [{"type": "Ready", "status": "Maybe"}]}, 'Unsupported value: "Maybe"'),
         ({"conditions": [{"status": "True"}]}, "Required value"),
+        ({"matches": [{"incident": "inc-1", "ruledOut": [{"word": "saml"}]}]}, "ruledOut[0]: Invalid value"),
     ],
-    ids=["mode", "similarity", "condition-status", "condition-without-type"],
+    ids=["mode", "similarity", "condition-status", "condition-without-type", "ruled-out-not-text"],
 )
 def test_status_is_validated(kubectl: Callable[..., Any], namespace: str, status: dict[str, Any], message: str) -> None:
     create(kubectl, namespace, manifest("Incident", "inc-0002", good_incident()))
