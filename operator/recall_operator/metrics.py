@@ -59,7 +59,7 @@ MEMORY_UP = Gauge(
     "recall_memory_up", "1 when the last use of the memory backend succeeded, 0 when it failed", registry=REGISTRY,
 )
 RECONCILE_ERRORS = Counter(
-    "recall_reconcile_errors", "Handler runs that failed (Kopf retries them)", registry=REGISTRY,
+    "recall_reconcile_errors", "Reconciles that failed (the re-evaluation loop retries them)", registry=REGISTRY,
 )
 
 for _mode in MODES:

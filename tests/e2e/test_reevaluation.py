@@ -2,10 +2,12 @@
 
 Open incidents are re-evaluated by one operator-wide loop (see
 handlers/incident.py), not by a Kopf timer per incident: a timer made Kopf put
-its finalizer on every Incident before the first answer. These tests hold the
-three things that change brought: no finalizer on a new Incident, the loop
-still re-evaluates an open incident when the catalog changes, and an Incident
-still carrying the finalizer of an older version can be deleted.
+its finalizer on every Incident before the first answer. These tests hold what
+that change brought: no finalizer on a new Incident, the loop still
+re-evaluates an open incident when the catalog changes, an Incident still
+carrying the finalizer of an older version can be deleted, and an answer the
+watch handler failed to write (Kopf retries no watching handler) is given by
+the loop's next pass.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 from kopf.testing import KopfRunner
 
+from recall_operator import metrics
 from recall_operator.demo import apply, history_steps, load_history, read_history
 from recall_operator.handlers import ENV_BACKEND, ENV_PATH, incident
 from recall_operator.runner import operator_args
@@ -119,3 +122,62 @@ def test_the_old_finalizer_is_released_when_the_operator_starts(
     assert runner.exception is None, runner.output
     assert runner.exit_code == 0, runner.output
     assert "Traceback" not in runner.output, runner.output
+
+
+def _refuse_status_writes(kubectl: Any, namespace: str, name: str) -> str:
+    """An admission policy that refuses every status write to one Incident: the operator's answer fails."""
+    policy = f"refuse-status-{namespace}"
+    manifests = [
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+         "metadata": {"name": policy},
+         "spec": {"failurePolicy": "Fail",
+                  "matchConstraints": {"resourceRules": [{"apiGroups": ["recall.dev"], "apiVersions": ["*"],
+                                                          "operations": ["UPDATE"], "resources": ["incidents/status"]}]},
+                  "validations": [{"expression": f"object.metadata.name != '{name}'",
+                                   "message": "status writes refused by the test"}]}},
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+         "metadata": {"name": policy},
+         "spec": {"policyName": policy, "validationActions": ["Deny"],
+                  "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}}},
+    ]
+    for m in manifests:
+        kubectl("apply", "-f", "-", input=json.dumps(m), check=True)
+
+    def refused() -> bool:
+        probe = kubectl("patch", "incident", name, "-n", namespace, "--subresource=status", "--type=merge",
+                        "-p", json.dumps({"status": {"observedGeneration": 0}}))
+        return probe.returncode != 0 and "status writes refused by the test" in probe.stderr
+
+    until("the test's admission policy in force", refused)
+    return policy
+
+
+def test_an_answer_that_failed_is_given_by_the_next_pass(
+    cluster: Any, kubectl: Any, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    apply(kubectl, namespace, _incident("refused-once"))
+    policy = _refuse_status_writes(kubectl, namespace, "refused-once")
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
+    errors_before = _reconcile_errors()
+    try:
+        with KopfRunner(operator_args([namespace]), timeout=60) as runner:
+            # The operator runs in this process: its failure counter is readable here.
+            until("the handler's answer refused", lambda: _reconcile_errors() > errors_before)
+            assert "recommendation" not in _body(kubectl, namespace, "refused-once").get("status", {})
+            # Lifting the refusal brings no event for the Incident: only the loop can answer it now.
+            kubectl("delete", "validatingadmissionpolicybinding", policy, check=True)
+            status = until(f"refused-once answered by the loop (every {incident.REEVALUATE_SECONDS:.0f} s)",
+                           lambda: (s := _body(kubectl, namespace, "refused-once").get("status", {}))
+                           .get("recommendation") and s)
+            assert status["observedGeneration"] == 1
+    finally:
+        kubectl("delete", "validatingadmissionpolicybinding", policy, "--ignore-not-found")
+        kubectl("delete", "validatingadmissionpolicy", policy, "--ignore-not-found")
+    assert runner.exception is None, runner.output
+    assert runner.exit_code == 0, runner.output
+    assert f"answering incident {namespace}/refused-once failed" in runner.output
+
+
+def _reconcile_errors() -> float:
+    return metrics.REGISTRY.get_sample_value("recall_reconcile_errors_total") or 0.0

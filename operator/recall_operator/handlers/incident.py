@@ -2,8 +2,8 @@
 
 Level-based and idempotent: every run recomputes what status should be from
 the spec, the indexes and memory, and writes only the keys that differ. The
-same function serves two callers: the watch-driven handler (create, update,
-resume) gives each new spec its answer, and one operator-wide loop re-evaluates
+same function serves two callers: the watch-driven handler gives each new spec
+(or outcome) its answer, and one operator-wide loop re-evaluates
 every REEVALUATE_SECONDS the incidents that need attention: open ones (the
 catalog, win rates or memory may have changed) and outcomes waiting in the
 outbox while memory was down (retried).
@@ -14,8 +14,12 @@ watch round trip before its first answer. Incidents carry no finalizer now; one
 left by an older version is removed by Kopf itself on the next event of that
 Incident (it removes its finalizer when no handler needs it), delete included.
 
-The handler writes status itself, before Kopf writes its bookkeeping
-annotations, so the answer is visible one API round trip sooner.
+The handler watches events (kopf.on.event) rather than Kopf's create and
+update causes: those make Kopf write its bookkeeping annotations (a copy of
+the whole spec) after every answer, a second write per Incident that loaded
+the API server while the next Incident waited. What Kopf's diff told, whether
+this spec has its answer yet, status.observedGeneration tells. What Kopf's
+retry did, the loop does: an answer that failed is retried on its next pass.
 """
 
 from __future__ import annotations
@@ -302,21 +306,40 @@ def _indexes(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: kwargs[k] for k in ("runbook_index", "migration_index", "contradiction_index", "topology_index")}
 
 
-@kopf.on.resume(GROUP, VERSION, PLURAL)
-@kopf.on.create(GROUP, VERSION, PLURAL)
-@kopf.on.update(GROUP, VERSION, PLURAL)
+@kopf.on.event(GROUP, VERSION, PLURAL)
 async def incident_reconcile(
-    body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any, memo: kopf.Memo, **kwargs: Any,
+    event: Mapping[str, Any], body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any,
+    memo: kopf.Memo, **kwargs: Any,
 ) -> None:
-    async with _lock(memo, meta):
-        change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
-        if change is None or change.empty:
-            return
-        # Written here, inside the lock, rather than through Kopf's patch: Kopf
-        # sends that after its own annotations, one API round trip later. No
-        # resourceVersion, as in Kopf's merge patch: this event's spec is the newest.
-        if await _write_status(memo.api, namespace, name, change):
-            _post(body, change)
+    if event.get("type") == "DELETED" or meta.get("deletionTimestamp"):
+        return
+    # Our own status write comes back as an event, as do label edits: a spec
+    # that has its answer is the loop's to re-evaluate, not the watch's.
+    if answered(spec, status, meta) and (namespace, name) not in _retries(memo):
+        return
+    try:
+        async with _lock(memo, meta):
+            change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
+            # No resourceVersion: this event's spec is the newest the watch has seen.
+            if change is not None and not change.empty and await _write_status(memo.api, namespace, name, change):
+                _post(body, change)
+    except Exception:
+        # Kopf retries no watching handler: the loop's next pass answers it instead.
+        _retries(memo).add((namespace, name))
+        metrics.RECONCILE_ERRORS.inc()  # metrics
+        kopf_logger.exception(f"answering incident {namespace}/{name} failed; the next re-evaluation pass retries")
+        return
+    _retries(memo).discard((namespace, name))
+
+
+def _retries(memo: kopf.Memo) -> set[tuple[str, str]]:
+    """Incidents whose answer failed in the handler: the loop answers them on its next pass.
+
+    Made at start-up: each object's handlers get a shallow copy of the
+    operator's memo, so only a set made before the copies is shared with the loop.
+    """
+    retries: set[tuple[str, str]] = memo.retries
+    return retries
 
 
 # -- the re-evaluation loop ----------------------------------------------------
@@ -376,13 +399,17 @@ async def reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapp
     since, nothing is written, and the watch or the next pass has it.
     """
     meta, spec, status = snapshot["metadata"], snapshot["spec"], snapshot["status"]
-    if not answered(spec, status, meta):
+    key = (meta["namespace"], meta["name"])
+    if not answered(spec, status, meta) and key not in _retries(memo):
         return False
     async with _lock(memo, meta):
         change = await evaluate(meta["name"], meta["namespace"], spec, status, meta, memo, indexes)
         if change is None or change.empty:
+            _retries(memo).discard(key)
             return False
         written = await _write_status(memo.api, meta["namespace"], meta["name"], change, meta["resourceVersion"])
+        if written:
+            _retries(memo).discard(key)
     if written:
         await asyncio.to_thread(_post_direct, memo.api, snapshot, change)
     return written
@@ -416,6 +443,7 @@ async def reevaluate_forever(memo: kopf.Memo, attention: Mapping[Any, Any], inde
 
 @kopf.on.startup()
 async def start_reevaluation(memo: kopf.Memo, incident_attention_index: Any, **kwargs: Any) -> None:
+    memo.retries = set()
     # The indexes are live views that Kopf keeps filling; the loop reads them on each pass.
     # recall_cleanup cancels it (memo.background) before memory is closed.
     task = asyncio.create_task(
