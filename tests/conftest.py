@@ -130,13 +130,26 @@ def kubectl(cluster: LocalCluster) -> Kubectl:
 
 
 @pytest.fixture
-def namespace(kubectl: Kubectl) -> Iterator[str]:
-    name = f"t-{uuid.uuid4().hex[:10]}"
-    kubectl("create", "namespace", name, check=True)
+def make_namespace(kubectl: Kubectl) -> Iterator[Callable[[], str]]:
+    """Fresh namespaces for one test, each deleted after it."""
+    made: list[str] = []
+
+    def make() -> str:
+        name = f"t-{uuid.uuid4().hex[:10]}"
+        kubectl("create", "namespace", name, check=True)
+        made.append(name)
+        return name
+
     try:
-        yield name
+        yield make
     finally:
-        kubectl("delete", "namespace", name, "--wait=false", "--ignore-not-found")
+        for name in made:
+            kubectl("delete", "namespace", name, "--wait=false", "--ignore-not-found")
+
+
+@pytest.fixture
+def namespace(make_namespace: Callable[[], str]) -> str:
+    return make_namespace()
 
 
 @pytest.fixture(scope="session")

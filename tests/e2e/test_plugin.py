@@ -79,17 +79,23 @@ def until(what: str, check: Any) -> Any:
     return wait_for(what, check, timeout=DEADLINE_S)
 
 
-def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: Any, namespace: str,
-                                                      k8s_api: Any) -> None:
+def _recurrence(kubectl: Any, namespace: str, name: str) -> dict[str, Any]:
+    """The runbook, four past incidents it fixed, and a new one like them: its status once answered."""
     kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", namespace, check=True)
     load_history(kubectl, namespace, [Step("apply", RUNBOOK), *(_past(i) for i in range(1, 5))])
     apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
-                               "metadata": {"name": "inc-now"}, "spec": SPEC})
-    status = until("a recommendation on inc-now",
-                   lambda: (s := incident_status(kubectl, namespace, "inc-now")).get("recommendation", {}).get("mode")
-                   and s)
+                               "metadata": {"name": name}, "spec": SPEC})
+    status: dict[str, Any] = until(
+        f"a recommendation on {name}",
+        lambda: (s := incident_status(kubectl, namespace, name)).get("recommendation", {}).get("mode") and s)
+    assert status["recommendation"]["mode"] == "actionable", status["recommendation"]
+    return status
+
+
+def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: Any, namespace: str,
+                                                      k8s_api: Any) -> None:
+    status = _recurrence(kubectl, namespace, "inc-now")
     rec = status["recommendation"]
-    assert rec["mode"] == "actionable", rec
     assert rec["planHash"]
 
     # why: mode, scores, the matches with their breakdowns, the plan and its hash.
@@ -170,13 +176,7 @@ def test_approve_refuses_what_is_not_actionable_and_creates_nothing(operator: An
 
 def test_reject_records_the_decision_and_nothing_runs(operator: Any, kubectl: Any, namespace: str,
                                                       k8s_api: Any) -> None:
-    kubectl("create", "serviceaccount", jobkit.DEFAULT_SERVICE_ACCOUNT, "-n", namespace, check=True)
-    load_history(kubectl, namespace, [Step("apply", RUNBOOK), *(_past(i) for i in range(1, 5))])
-    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
-                               "metadata": {"name": "inc-no"}, "spec": SPEC})
-    rec = until("an actionable recommendation on inc-no",
-                lambda: (r := incident_status(kubectl, namespace, "inc-no").get("recommendation") or {}).get(
-                    "mode") == "actionable" and r)
+    rec = _recurrence(kubectl, namespace, "inc-no")["recommendation"]
 
     # A rejection without a reason is refused before anything is created.
     bare = recall("reject", "inc-no", "-n", namespace)

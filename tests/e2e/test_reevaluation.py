@@ -13,7 +13,6 @@ the loop's next pass.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,20 +63,10 @@ def test_a_new_incident_gets_its_answer_and_no_finalizer(operator: Any, kubectl:
     _deleted(kubectl, namespace, "plain")
 
 
-@pytest.fixture
-def other_namespace(kubectl: Any, namespace: str) -> Iterator[str]:
-    """A namespace the operator does not serve."""
-    name = f"{namespace}-other"
-    kubectl("create", "namespace", name, check=True)
-    try:
-        yield name
-    finally:
-        kubectl("delete", "namespace", name, "--wait=false", "--ignore-not-found")
-
-
 def test_an_open_incident_is_re_evaluated_when_the_catalog_changes(
-    operator: Any, kubectl: Any, namespace: str, other_namespace: str, get_status: Any
+    operator: Any, kubectl: Any, namespace: str, make_namespace: Any, get_status: Any
 ) -> None:
+    other_namespace = make_namespace()  # one the operator does not serve
     catalog, first = history_steps(read_history(dev_history()), stop_before="inc-0001")
     assert first is not None and all(s.kind == "apply" for s in catalog)
     apply(kubectl, other_namespace, _incident("not-ours"))

@@ -312,6 +312,7 @@ async def incident_reconcile(
     memo: kopf.Memo, **kwargs: Any,
 ) -> None:
     if event.get("type") == "DELETED" or meta.get("deletionTimestamp"):
+        _retries(memo).discard((namespace, name))  # nothing left to answer
         return
     # Our own status write comes back as an event, as do label edits: a spec
     # that has its answer is the loop's to re-evaluate, not the watch's.
