@@ -5,6 +5,7 @@
 - ``wait_http_ok``: poll a URL until it answers 200, while a process is alive.
 - ``post_json``: POST a body and read the JSON answer, HTTP errors included.
 - ``stop_process``: SIGTERM a subprocess, then SIGKILL it when it will not stop.
+- ``DATASETS``, ``history``: the development replay histories the repository carries.
 """
 
 from __future__ import annotations
@@ -17,7 +18,19 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+HISTORIES = ("dev", "dev2", "dev3")
+
+
+def history(name: str) -> Path:
+    """A bundled history's file; a missing one is a broken checkout, so it fails rather than skips."""
+    path = DATASETS / name / "history.jsonl"
+    if not path.is_file():
+        raise AssertionError(f"the {name} history is missing from the repository: {path}")
+    return path
 
 
 def wait_for(what: str, probe: Callable[[], Any], deadline: float = 180.0, every: float = 0.5) -> Any:

@@ -21,6 +21,7 @@ import pytest
 
 from recall_operator.demo import apply, history_steps, load_history, read_history, wait_for
 from recall_operator.replay import run_replay
+from support import history
 
 pytestmark = pytest.mark.integration
 
@@ -30,11 +31,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def dev_history() -> Path:
-    """The shared dev replay set: beside the repository, or where RECALL_DEV_DATASET says."""
-    path = Path(os.environ.get("RECALL_DEV_DATASET") or REPO.parent / "shared" / "datasets" / "dev" / "history.jsonl")
-    if not path.is_file():
-        pytest.fail(f"the dev dataset is not at {path}; set RECALL_DEV_DATASET", pytrace=False)
-    return path
+    """The dev replay history the repository carries."""
+    return history("dev")
 
 
 def until(what: str, check: Callable[[], Any]) -> Any:

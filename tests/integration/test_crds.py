@@ -21,13 +21,12 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
-from support import wait_for
+from support import HISTORIES, wait_for
+from support import history as history_file
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-DATASETS = ROOT.parent / "shared" / "datasets"
-HISTORIES = ("dev", "dev2")
 GROUP = "recall.dev"
 VERSION = "v1alpha1"
 API_VERSION = f"{GROUP}/{VERSION}"
@@ -76,12 +75,10 @@ def table(output: str) -> tuple[list[str], list[list[str]]]:
     return header, [re.split(r"\s{2,}", line.strip()) for line in lines[1:]]
 
 
-def dataset_objects(history: str) -> list[tuple[str, dict[str, Any]]]:
+def dataset_objects(name: str) -> list[tuple[str, dict[str, Any]]]:
     """Every object of our kinds in a history, plus each Incident again with its
     outcome recorded as spec.resolution (as a person does on the cluster)."""
-    path = DATASETS / history / "history.jsonl"
-    if not path.exists():
-        pytest.skip(f"dataset {path} is not beside the repository")
+    path = history_file(name)
     objects: list[tuple[str, dict[str, Any]]] = []
     incidents: dict[str, dict[str, Any]] = {}
     for i, line in enumerate(path.read_text().splitlines()):
@@ -91,13 +88,13 @@ def dataset_objects(history: str) -> list[tuple[str, dict[str, Any]]]:
         event = json.loads(line)
         obj = event.get("object")
         if obj is not None and obj["apiVersion"] == API_VERSION:
-            objects.append((f"{history}:{i + 1} {obj['kind']}/{obj['metadata']['name']}", obj))
+            objects.append((f"{name}:{i + 1} {obj['kind']}/{obj['metadata']['name']}", obj))
             if obj["kind"] == "Incident":
                 incidents[obj["metadata"]["name"]] = obj
         if event["type"] == "outcome":
             resolved = copy.deepcopy(incidents[event["incident"]])
             resolved["spec"]["resolution"] = event["resolution"]
-            objects.append((f"{history}:{i + 1} Incident/{event['incident']} with its outcome", resolved))
+            objects.append((f"{name}:{i + 1} Incident/{event['incident']} with its outcome", resolved))
     return objects
 
 

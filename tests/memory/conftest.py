@@ -34,11 +34,10 @@ from recall_operator.memory.hindsight import HindsightMemory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hindsight_server import HindsightServer, HindsightServerError  # noqa: E402
+from support import history  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-# The shared datasets sit beside the repository (as tests/unit finds them); RECALL_DATASETS overrides.
 STORED = 30  # the first 30 confirmed outcomes: January to August 2024
-DATASETS = Path(os.environ.get("RECALL_DATASETS") or ROOT.parent / "shared" / "datasets")
 
 
 @dataclass
@@ -54,10 +53,7 @@ class History:
 
 
 def _history_path() -> Path:
-    path = DATASETS / "dev" / "history.jsonl"
-    if not path.exists():
-        pytest.fail(f"no dev history at {path} (set RECALL_DATASETS)", pytrace=False)
-    return path
+    return history("dev")
 
 
 def load_history(path: Path) -> History:

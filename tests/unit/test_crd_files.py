@@ -27,10 +27,10 @@ import jsonschema
 import pytest
 import yaml
 
+from support import HISTORIES, history
+
 ROOT = Path(__file__).resolve().parents[2]
 CRD_DIR = ROOT / "crds"
-DATASETS = ROOT.parent / "shared" / "datasets"
-HISTORIES = ("dev", "dev2")
 
 GROUP = "recall.dev"
 VERSION = "v1alpha1"
@@ -150,9 +150,7 @@ def _schema(kind: str) -> dict[str, Any]:
 
 
 def _history_events(name: str) -> list[dict[str, Any]]:
-    path = DATASETS / name / "history.jsonl"
-    if not path.exists():
-        pytest.skip(f"dataset {path} is not beside the repository")
+    path = history(name)
     events = []
     for line in path.read_text().splitlines():
         line = line.strip()

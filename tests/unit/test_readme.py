@@ -79,7 +79,7 @@ def test_the_replay_table_in_the_readme_is_what_replay_measures() -> None:
 
     from recall_operator.replay import METRICS, run_replay
 
-    datasets = ROOT.parent / "shared" / "datasets"
+    datasets = ROOT / "datasets"
     measured = {
         name: asyncio.run(run_replay(datasets / name / "history.jsonl", ["on", "off"])) for name in ("dev", "dev2")
     }

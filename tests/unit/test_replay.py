@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from recall_operator.cli import main
+from support import history
 
-DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
-DEV = DATASETS / "dev" / "history.jsonl"
-DEV2 = DATASETS / "dev2" / "history.jsonl"
+DEV = history("dev")
+DEV2 = history("dev2")
+DEV3 = history("dev3")
 METRICS = {
     "precedent_at_1", "precedent_at_3", "runbook_at_1", "novel_precision", "novel_recall", "unsafe_actionable_rate",
 }
