@@ -1,19 +1,21 @@
-"""From scored precedents to a gated recommendation: the decision chain.
+"""From scored precedents to a gated recommendation.
 
 Two confidences are kept apart on purpose. Similarity asks "does this look
-like that?"; actionability asks "is it safe to act on that, here, now?". Each
-step below is a small pure function; the chain is read top to bottom.
+like that?"; actionability asks "is it safe to act on that, here, now?".
+`gather` collects the evidence once (which fix each precedent stands for,
+which side of a contradiction this incident resembles, what failed or went
+stale); the gate's policy chain (gate.py) decides the mode from it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from recall_operator.domain.candidates import clean_candidates, merge_repages
-from recall_operator.domain.catalog import CatalogFit, best_catalog_fit
+from recall_operator.domain.catalog import CatalogFit, FixMatch, best_catalog_fit, runbook_for_fix
 from recall_operator.domain.consolidation import runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
@@ -23,6 +25,7 @@ from recall_operator.domain.guards import (
     open_contradictions,
     stale_runbooks,
 )
+from recall_operator.domain.gate import CHAIN, Evidence, Fix, Policy, Side, decide
 from recall_operator.domain.models import (
     ArchitectureMigration,
     Contradiction,
@@ -32,7 +35,8 @@ from recall_operator.domain.models import (
     Runbook,
     RunbookRecord,
 )
-from recall_operator.domain.similarity import ScoredMemory, Weights, score_candidates
+from recall_operator.domain.similarity import LexicalScorer, ScoredMemory, Weights, incident_words, score_candidates
+from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
 
 
@@ -121,19 +125,28 @@ def assess(
     candidates: Sequence[EpisodicMemory],
     ctx: Context,
     settings: Settings = Settings(),
+    chain: Sequence[Policy] = CHAIN,
 ) -> Assessment:
     cleaned = clean_candidates(incident.name, candidates)
     scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights)
     groups = merge_repages(scored)
     matches = _matches(scored, groups, ctx, settings)
-    best = scored[0].similarity if scored else 0
-
-    if best < settings.novel_bar:
-        return Assessment(matches, _novel(incident, best, ctx, scored))
-
-    floor = max(settings.novel_bar, best - settings.evidence_window)
-    evidence = [g for g in groups if g[0].similarity >= floor]
-    return Assessment(matches, _from_memory(incident, evidence, scored, ctx, settings))
+    found = gather(incident, scored, groups, ctx, settings)
+    decision = decide(found.evidence, chain)
+    novel = decision.mode == "novel"
+    return Assessment(
+        matches,
+        Recommendation(
+            mode=decision.mode,
+            similarity=found.evidence.best,
+            actionability=decision.actionability,
+            runbook=decision.runbook,
+            source=decision.source,
+            warnings=[*decision.warnings, *([] if novel else found.warnings)],
+            evidence=[] if novel else found.names,
+            reasons=[*([] if novel else found.reasons), decision.reason],
+        ),
+    )
 
 
 def _matches(
@@ -161,103 +174,151 @@ def _matches(
     ]
 
 
-def _novel(incident: Incident, best: int, ctx: Context, scored: Sequence[ScoredMemory]) -> Recommendation:
-    """No real precedent: explore, read-only, and say what the catalog offers if anything fits."""
-    stale = stale_runbooks(ctx.migrations, ctx.now)
-    # A runbook with a track record has a known territory: the incidents it
-    # resolved, and none of them resembles this one (that is what novel means).
-    # Its catalog entry still speaks for it when it names this service and
-    # every symptom seen: generic fixes (a rollback, a rolling restart) meet
-    # new causes. A runbook never run yet has only the catalog's word, and a
-    # partial fit is worth offering for exploration.
-    explored = {name for name, rec in ctx.records.items() if rec.times_executed > 0}
-    fit = best_catalog_fit(incident.spec, ctx.catalog, ctx.topology, excluded=stale, proven=explored)
-    reasons = [f"best similarity {best} is below the novel bar: no precedent is authoritative"]
-    warnings = ["novel incident: only read-only exploratory steps are offered"]
-    if fit is not None:
-        reasons.append(f"catalog runbook {fit.runbook} fits ({fit.why}); its dry-run steps are offered to explore")
-    return Recommendation(
-        mode="novel",
-        similarity=best,
-        actionability=0,
-        runbook=fit.runbook if fit else None,
-        source="catalog" if fit else None,
-        warnings=warnings,
-        evidence=[],
-        reasons=reasons,
-    )
+@dataclass(frozen=True)
+class Gathered:
+    """The evidence for the gate, and what a person reads beside the decision."""
+
+    evidence: Evidence
+    warnings: list[str]
+    reasons: list[str]
+    names: list[str]  # the precedents the evidence rests on
 
 
-def superseded_by_contradictions(
-    evidence: Sequence[ScoredMemory], pool: Sequence[ScoredMemory], contradictions: Sequence[Contradiction]
-) -> tuple[list[ScoredMemory], dict[str, str]]:
-    """Bring in the memories a contradiction links to the evidence, and say which are superseded.
+def contradiction_sides(
+    incident: Incident,
+    contradictions: Sequence[Contradiction],
+    evidence: Sequence[ScoredMemory],
+    pool: Sequence[ScoredMemory],
+    fix_of: Callable[[EpisodicMemory], str | None],
+) -> list[list[Side]]:
+    """For each contradiction that touches the evidence, its sides, the one this incident resembles first.
 
-    When confirmed outcomes disagree, the newest was written knowing the older
-    ones: it carries the correction, and the older fixes lose their vote (they
-    stay visible). Returns the linked memories and superseded -> superseding.
+    A contradiction records fixes that each worked under their own
+    conditions. The condition is in what each side's people wrote about it:
+    its claims and its confirmed root causes. The side whose words this
+    incident repeats most is the one that applies, whichever was confirmed
+    last; on a tie, the side confirmed last, which was written knowing the other.
     """
     by_name = {s.memory.incident: s for s in pool}
     names = {s.memory.incident for s in evidence}
-    linked: list[ScoredMemory] = []
-    superseded: dict[str, str] = {}
+    out: list[list[Side]] = []
     for c in contradictions:
         if not names.intersection(c.spec.memories):
             continue
-        members = sorted((by_name[m] for m in c.spec.memories if m in by_name), key=lambda s: s.memory.resolved_at)
-        if not members:
+        members: dict[str | None, list[ScoredMemory]] = defaultdict(list)
+        for m in c.spec.memories:
+            if m in by_name:
+                members[fix_of(by_name[m].memory)].append(by_name[m])
+        if len(members) < 2:
             continue
-        newest = members[-1].memory.incident
-        for s in members:
-            if s.memory.incident not in names and s not in linked:
-                linked.append(s)
-            if s.memory.incident != newest:
-                superseded[s.memory.incident] = newest
-    return linked, superseded
+        claims = {cl.memory: cl.claim for cl in c.spec.claims}
+        groups = list(members.items())
+        documents = [
+            tokens(" ".join(
+                f"{claims.get(s.memory.incident, '')} {s.memory.resolution.root_cause}" for s in ms
+            ))
+            for _, ms in groups
+        ]
+        scorer = LexicalScorer(documents)
+        query = incident_words(incident.spec)
+        sides = [
+            Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms),
+                 round(scorer.relevance(query, i), 3))
+            for i, (rb, ms) in enumerate(groups)
+        ]
+        newest = {side.runbook: max(by_name[m].memory.resolved_at for m in side.memories) for side in sides}
+        out.append(sorted(sides, key=lambda sd: (-sd.condition, -newest[sd.runbook].timestamp())))
+    return out
 
 
-def _from_memory(
+def gather(
     incident: Incident,
-    evidence: Sequence[Sequence[ScoredMemory]],
-    pool: Sequence[ScoredMemory],
+    scored: Sequence[ScoredMemory],
+    groups: Sequence[Sequence[ScoredMemory]],
     ctx: Context,
     settings: Settings,
-) -> Recommendation:
-    best = evidence[0][0].similarity
-    reps = [g[0] for g in evidence]
-    linked, superseded = superseded_by_contradictions(
-        [s for g in evidence for s in g], pool, ctx.contradictions
+) -> Gathered:
+    """Everything the gate decides on, computed once, with the reasons a person can check."""
+    spec = incident.spec
+    best = scored[0].similarity if scored else 0
+    stale = stale_runbooks(ctx.migrations, ctx.now)
+    # A runbook with a track record has a known territory: the incidents it
+    # resolved, and none of them resembles a novel one. Its catalog entry still
+    # speaks for it when it names this service and every symptom seen: generic
+    # fixes (a rollback, a rolling restart) meet new causes. A runbook never
+    # run yet has only the catalog's word, and a partial fit is worth offering.
+    explored = {name for name, rec in ctx.records.items() if rec.times_executed > 0}
+    exploration = best_catalog_fit(spec, ctx.catalog, ctx.topology, excluded=stale, proven=explored)
+    bars = dict(
+        best=best, novel_bar=settings.novel_bar, actionable_bar=settings.actionable_bar,
+        disagreement_share=settings.disagreement_share, exploration=exploration,
     )
-    members = [s.memory for g in evidence for s in g] + [s.memory for s in linked]
+    floor = max(settings.novel_bar, best - settings.evidence_window)
+    evidence = [g for g in groups if g[0].similarity >= floor]
+    if not evidence:
+        return Gathered(Evidence(**bars), [], [], [])
+
     warnings: list[str] = []
     reasons: list[str] = []
-    for old_inc, new_inc in sorted(superseded.items()):
-        reasons.append(f"{old_inc} is contradicted by the newer outcome of {new_inc}: its fix does not vote")
-
+    reps = [g[0] for g in evidence]
+    members = [s for g in evidence for s in g]
     # "The same conditions" are any real precedent, not only the closest ones:
     # a failure must not drop out of sight because a closer look-alike arrived.
-    precedents = [s.memory for s in pool if s.similarity >= settings.novel_bar]
-    failed = failed_before([*precedents, *(s.memory for s in linked)], ctx.catalog.keys())
-    stale = stale_runbooks(ctx.migrations, ctx.now)
+    precedents = [s for s in scored if s.similarity >= settings.novel_bar]
+    unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys()))
+    described: dict[str, FixMatch] = {}
+
+    def fix_of(memory: EpisodicMemory) -> str | None:
+        """The runbook a precedent stands for: the one it ran, or the one that describes its manual fix."""
+        if memory.resolution.runbook is not None:
+            return memory.resolution.runbook
+        if memory.incident not in described:
+            match = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable)
+            if match is None:
+                return None
+            described[memory.incident] = match
+        return described[memory.incident].runbook
+
+    # Contradictions: the side nearest this incident speaks; the others' votes
+    # and failures belong to other conditions.
+    overruled: set[str] = set()
+    linked: list[ScoredMemory] = []
+    by_name = {s.memory.incident: s for s in scored}
+    sides = contradiction_sides(incident, ctx.contradictions, members, scored, fix_of)
+    for ranked_sides in sides:
+        near, others = ranked_sides[0], ranked_sides[1:]
+        for side in others:
+            overruled.update(side.memories)
+        linked += [by_name[m] for m in near.memories if by_name[m] not in members and by_name[m] not in linked]
+        reasons.append(
+            f"contradiction {near.contradiction}: this incident resembles the side of {', '.join(near.memories)} "
+            f"(its conditions' words {near.condition:.2f}, fixed by {near.runbook or 'hand'}) more than "
+            + "; ".join(f"{', '.join(o.memories)} ({o.condition:.2f}, fixed by {o.runbook or 'hand'})" for o in others)
+        )
+
+    considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
+    failed = failed_before(considered, ctx.catalog.keys())
     for rb, inc in sorted(failed.items()):
         warnings.append(f"runbook {rb} was tried before under the same conditions and failed ({inc})")
 
     # Each independent precedent votes for the fix that resolved it, weighted by similarity.
     support: dict[str | None, float] = {}
-    backers: dict[str | None, list[ScoredMemory]] = defaultdict(list)
-    authority = max(s.similarity for s in reps)
+    ran_in: dict[str | None, list[ScoredMemory]] = defaultdict(list)
+    described_by: dict[str | None, list[ScoredMemory]] = defaultdict(list)
     for rep in [*reps, *linked]:
-        if rep.memory.incident in superseded:
+        if rep.memory.incident in overruled:
             continue
-        rb = rep.memory.resolution.runbook
-        if rb is not None and runbook_outcome(rep.memory.resolution, rb) == "failed":
+        ran = rep.memory.resolution.runbook
+        if ran is not None and runbook_outcome(rep.memory.resolution, ran) == "failed":
             continue
-        # A correction carries the authority of the evidence it corrects.
-        weight = authority if rep.memory.incident in superseded.values() else rep.similarity
+        rb = fix_of(rep.memory)
         # Look-alikes of one family are not independent witnesses: a fix is as
         # strong as its best precedent, and each further one adds a little.
-        support[rb] = max(support[rb], weight) + FURTHER_WITNESS if rb in support else weight
-        backers[rb].append(rep)
+        support[rb] = max(support[rb], rep.similarity) + FURTHER_WITNESS if rb in support else rep.similarity
+        (ran_in if ran is not None else described_by)[rb].append(rep)
+    for name, match in sorted(described.items()):
+        if name in {s.memory.incident for s in described_by.get(match.runbook, [])}:
+            reasons.append(match.why())
 
     blocked = {rb: f"stale after migration {stale[rb]}" for rb in support if rb in stale}
     # A fix loses its vote when it failed in a precedent about as close as the
@@ -266,84 +327,71 @@ def _from_memory(
     for rb in support:
         if rb is None or rb in blocked:
             continue
-        near = max(settings.novel_bar, max(s.similarity for s in backers[rb]) - settings.evidence_window)
-        close = [s.memory for s in pool if s.similarity >= near]
+        backers = [*ran_in[rb], *described_by[rb]]
+        near_bar = max(settings.novel_bar, max(s.similarity for s in backers) - settings.evidence_window)
+        close = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
         if rb in failed_before([*close, *(s.memory for s in linked)], [rb]):
             blocked[rb] = f"failed before in {failed[rb]}"
     for rb, why in blocked.items():
         if rb is not None:
             reasons.append(f"precedents used runbook {rb}, but it is {why}")
-    usable = {rb: w for rb, w in support.items() if rb not in blocked}
-    leader = max(support.items(), key=lambda kv: kv[1])[0] if support else None
 
-    evidence_names = [s.memory.incident for g in evidence for s in g] + [s.memory.incident for s in linked]
-    # When the best-supported fix is stale, memory still says what kind of fix
-    # this failure needs: look for its replacement rather than settle for the runner-up.
-    if not usable or leader in stale:
-        # Memory knows this failure, but its fix no longer holds: look for another in the catalog.
-        fit = _replacement(incident, [rb for rb in blocked if rb in stale], ctx, excluded={*stale, *failed})
-        # A replacement has no outcome behind it for this failure: it is never
-        # trusted more than the stale fix it replaces is trusted now, and not
-        # at all when what memory knows is that the fixes tried here failed.
-        ceiling = 0
-        if leader is not None and leader in stale:
-            # The stale memory still says how much its fix would have been
-            # trusted, and by how much the migration cut that: a person
-            # weighing the replacement needs both numbers, as with any stale memory.
-            adjusted: list[str] = []
-            ceiling = min(CATALOG_CAP, _actionability(leader, backers[leader], support[leader] / sum(support.values()), ctx, adjusted, []))
-            warnings.extend(f"remembered fix {leader}: {w}" for w in adjusted)
-        reasons.append(
-            f"catalog runbook {fit.runbook} fits instead ({fit.why})" if fit else "no runbook in the catalog fits instead"
-        )
-        return Recommendation(
-            mode="advisory",
-            similarity=best,
-            actionability=_after_failures(min(ceiling, round(fit.fit * 100)), failed, reasons) if fit else 0,
-            runbook=fit.runbook if fit else None,
-            source="catalog" if fit else None,
-            warnings=warnings + ["the fix that memory knows no longer applies; a person must decide"],
-            evidence=evidence_names,
-            reasons=reasons,
-        )
-
-    ranked = sorted(usable.items(), key=lambda kv: -kv[1])
-    chosen, weight = ranked[0]
-    # Blocked fixes still count as disagreement: their precedents saw this failure too.
-    share = weight / sum(support.values())
-    supporting = backers[chosen]
-    reasons.append(
-        f"{len(supporting)} of {len(reps)} independent precedents were resolved by "
-        + (f"runbook {chosen}" if chosen else "hand, without a runbook")
+    fixes = tuple(
+        Fix(rb, w, tuple(s.memory.incident for s in ran_in[rb]), tuple(s.memory.incident for s in described_by[rb]),
+            blocked.get(rb))
+        for rb, w in sorted(support.items(), key=lambda kv: -kv[1])
     )
-    if len(ranked) > 1 and ranked[1][1] >= settings.disagreement_share * weight:
-        warnings.append(
-            f"precedents disagree: {ranked[1][0] or 'a manual fix'} has almost as much support as "
-            f"{chosen or 'a manual fix'}"
-        )
+    chosen = next((f for f in fixes if f.blocked is None), None)
+    leader = fixes[0] if fixes else None
+    names = [s.memory.incident for s in members] + [s.memory.incident for s in linked]
 
-    actionability = _after_failures(_actionability(chosen, supporting, share, ctx, warnings, reasons), failed, reasons)
-    contradicted = open_contradictions(ctx.contradictions, evidence_names)
+    leader_stale = stale.get(leader.runbook or "") if leader else None
+    replacement, ceiling = None, 0
+    if chosen is None or leader_stale:
+        replacement = _replacement(incident, [rb for rb in blocked if rb in stale], ctx, excluded={*stale, *failed})
+        if leader is not None and leader_stale:
+            # A replacement has no outcome behind it for this failure: it is
+            # never trusted more than the stale fix it replaces is trusted now.
+            # The stale memory still says how much its fix would have been
+            # trusted, and by how much the migration cut that.
+            backers = [by_name[n] for n in (*leader.ran_in, *leader.described)]
+            score, adjusted, _ = actionability(leader.runbook, backers, leader.support / sum(support.values()), ctx)
+            ceiling = min(CATALOG_CAP, score)
+            warnings.extend(f"remembered fix {leader.runbook}: {w}" for w in adjusted)
+        if replacement is not None:
+            ceiling = _after_failures(min(ceiling, round(replacement.fit * 100)), failed, reasons)
+
+    score = 0
+    if chosen is not None and chosen.runbook is not None and not leader_stale:
+        backers = [by_name[n] for n in (*chosen.ran_in, *chosen.described)]
+        reasons.append(
+            f"{len(chosen.ran_in) + len(chosen.described)} of {len(reps)} independent precedents were resolved by "
+            f"runbook {chosen.runbook}" + (f" ({len(chosen.described)} by hand, as it describes)" if chosen.described else "")
+        )
+        score, adjusted, why = actionability(chosen.runbook, backers, chosen.support / sum(support.values()), ctx)
+        warnings.extend(adjusted)
+        reasons.extend(why)
+        if not chosen.ran_in:
+            score = min(score, CATALOG_CAP)  # a runbook that never ran for this failure has only the catalog's word
+        score = _after_failures(score, failed, reasons)
+    elif chosen is not None:
+        reasons.append(f"{len(chosen.described) or len(reps)} of {len(reps)} independent precedents were resolved by hand")
+
+    contradicted = open_contradictions(ctx.contradictions, names)
     for c in contradicted:
         claims = "; ".join(f"{cl.memory}: {cl.claim}" for cl in c.spec.claims)
         warnings.append(f"open contradiction {c.name} ({c.spec.topic}): {claims}")
 
-    if chosen in failed:
-        warnings.append(f"runbook {chosen} is shown because closer precedents back it, but it failed before here: not actionable")
-    mode: Mode = "actionable"
-    if chosen is None or chosen in failed or actionability < settings.actionable_bar or contradicted or any(
-        w.startswith("precedents disagree") for w in warnings
-    ):
-        mode = "advisory"
-    return Recommendation(
-        mode=mode,
-        similarity=best,
-        actionability=actionability,
-        runbook=chosen,
-        source="memory",
-        warnings=warnings,
-        evidence=evidence_names,
-        reasons=reasons,
+    manual = None
+    if chosen is not None and chosen.runbook is not None and chosen.described:
+        manual = FixMatch(chosen.runbook, max(described[n].relevance for n in chosen.described), chosen.described)
+    return Gathered(
+        Evidence(
+            **bars, fixes=fixes, chosen=chosen, actionability=score, leader_stale=leader_stale, failed=failed,
+            contradictions=contradicted, sides=[s for ranked in sides for s in ranked],
+            replacement=replacement, replacement_ceiling=ceiling, manual_match=manual,
+        ),
+        warnings, reasons, names,
     )
 
 
@@ -376,17 +424,16 @@ def _after_failures(actionability: int, failed: Mapping[str, str], reasons: list
     return after
 
 
-def _actionability(
-    runbook: str | None,
-    supporting: Sequence[ScoredMemory],
-    share: float,
-    ctx: Context,
-    warnings: list[str],
-    reasons: list[str],
-) -> int:
-    """Start from the best supporting precedent's similarity, then take off for each doubt."""
-    if runbook is None:
-        return 0
+def actionability(
+    runbook: str | None, supporting: Sequence[ScoredMemory], share: float, ctx: Context
+) -> tuple[int, list[str], list[str]]:
+    """Start from the best supporting precedent's similarity, then take off for each doubt.
+
+    Returns the score, the warnings a stale memory raises, and the reasons.
+    """
+    if runbook is None or not supporting:
+        return 0, [], []
+    warnings: list[str] = []
     score = float(max(s.similarity for s in supporting))
     score -= (1 - share) * 30  # the other precedents point elsewhere
     rate = win_rate(ctx.records.get(runbook, RunbookRecord()))
@@ -404,5 +451,4 @@ def _actionability(
             f"actionability adjusted from {before} to {round(score)} because {stale[0].why} "
             f"({stale[0].old_arch} -> {stale[0].new_arch})"
         )
-    reasons.append(f"win rate of {runbook} is {rate:.2f} (smoothed)")
-    return max(0, min(100, round(score)))
+    return max(0, min(100, round(score))), warnings, [f"win rate of {runbook} is {rate:.2f} (smoothed)"]

@@ -1,0 +1,218 @@
+"""The gate: an ordered chain of small policies that turns evidence into a mode.
+
+Each policy looks at the gathered evidence (see recommend.py) and either
+decides, with the mode, the runbook to show and a reason, or passes to the
+next. The chain is read top to bottom here and nowhere else: the first
+policy that decides wins, and the last one always does.
+
+    nothing_similar          -> novel       no precedent is close enough
+    remembered_fix_stale     -> advisory    memory's fix was made stale by a migration
+    no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
+    fix_failed_here          -> advisory    the chosen fix failed before under these conditions
+    contradiction_open       -> advisory    confirmed outcomes disagree and nobody reconciled them
+    precedents_disagree      -> advisory    another fix has nearly as much support
+    fix_from_catalog_only    -> advisory    the runbook describes a manual fix but never ran for it
+    below_actionable_bar     -> advisory    too many doubts
+    act                      -> actionable
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from recall_operator.domain.catalog import CatalogFit, FixMatch
+from recall_operator.domain.models import Contradiction, Mode
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One way the precedents were fixed, with everything that speaks for and against it."""
+
+    runbook: str | None  # None: by hand, and no runbook describes it
+    support: float  # similarity-weighted votes of the precedents behind it
+    ran_in: tuple[str, ...] = ()  # precedents in which this runbook itself ran
+    described: tuple[str, ...] = ()  # precedents fixed by hand in a way this runbook describes
+    blocked: str | None = None  # why it may not be chosen (stale, failed before)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a contradiction: the memories that were fixed one way."""
+
+    contradiction: str
+    runbook: str | None
+    memories: tuple[str, ...]
+    similarity: int  # of its memory closest to this incident
+    condition: float = 0.0  # how much of this incident's words its claims and root causes say
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the policies decide on; gathered once by recommend.gather()."""
+
+    best: int  # the best similarity of any precedent
+    novel_bar: int
+    actionable_bar: int
+    fixes: tuple[Fix, ...] = ()  # best supported first
+    chosen: Fix | None = None  # the best supported fix that is not blocked
+    actionability: int = 0
+    leader_stale: str | None = None  # the stale leading fix's migration, when it leads
+    failed: Mapping[str, str] = field(default_factory=dict)  # runbook -> the precedent it failed in
+    contradictions: Sequence[Contradiction] = ()  # open ones among the evidence
+    sides: Sequence[Side] = ()  # the sides of every contradiction among the evidence
+    disagreement_share: float = 0.8
+    exploration: CatalogFit | None = None  # what the catalog offers a novel incident
+    replacement: CatalogFit | None = None  # a catalog runbook in place of a stale or blocked fix
+    replacement_ceiling: int = 0
+    manual_match: FixMatch | None = None  # the runbook that describes the manual fixes
+
+
+@dataclass(frozen=True)
+class Decision:
+    mode: Mode
+    runbook: str | None
+    source: str | None  # "memory", "catalog", or None
+    policy: str
+    reason: str
+    actionability: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+Policy = Callable[[Evidence], Decision | None]
+
+
+def nothing_similar(e: Evidence) -> Decision | None:
+    if e.best >= e.novel_bar:
+        return None
+    offer = e.exploration
+    reason = f"best similarity {e.best} is below the novel bar {e.novel_bar}: no precedent is authoritative"
+    if offer is not None:
+        reason += f"; catalog runbook {offer.runbook} fits ({offer.why}), its dry-run steps are offered to explore"
+    return Decision(
+        "novel", offer.runbook if offer else None, "catalog" if offer else None, "nothing_similar", reason,
+        warnings=("novel incident: only read-only exploratory steps are offered",),
+    )
+
+
+def _catalog_instead(e: Evidence, policy: str, why: str, warning: str) -> Decision:
+    fit = e.replacement
+    reason = why + (f"; catalog runbook {fit.runbook} fits instead ({fit.why})" if fit else "; no catalog runbook fits instead")
+    return Decision(
+        "advisory", fit.runbook if fit else None, "catalog" if fit else None, policy, reason,
+        actionability=min(e.replacement_ceiling, round(fit.fit * 100)) if fit else 0, warnings=(warning,),
+    )
+
+
+def remembered_fix_stale(e: Evidence) -> Decision | None:
+    if e.leader_stale is None:
+        return None
+    leader = e.fixes[0].runbook
+    return _catalog_instead(
+        e, "remembered_fix_stale", f"the best supported fix, runbook {leader}, is stale after migration {e.leader_stale}",
+        "the fix that memory knows no longer applies; a person must decide",
+    )
+
+
+def no_runbook_remembered(e: Evidence) -> Decision | None:
+    if e.chosen is not None and e.chosen.runbook is not None:
+        return None
+    if e.chosen is None:
+        return _catalog_instead(
+            e, "no_runbook_remembered", "every fix the precedents used is blocked here",
+            "the fixes that memory knows are blocked here; a person must decide",
+        )
+    # Fixed by hand, and no catalog runbook describes what was done.
+    return Decision(
+        "advisory", None, None, "no_runbook_remembered",
+        f"the closest precedents were fixed by hand ({', '.join(e.chosen.described) or 'no runbook'}) "
+        "and no catalog runbook describes that fix",
+        warnings=("memory knows this failure, but only manual fixes; a person must decide",),
+    )
+
+
+def _advisory(e: Evidence, policy: str, reason: str, warning: str | None = None) -> Decision:
+    assert e.chosen is not None
+    return Decision(
+        "advisory", e.chosen.runbook, "memory", policy, reason, e.actionability, (warning,) if warning else ()
+    )
+
+
+def fix_failed_here(e: Evidence) -> Decision | None:
+    rb = e.chosen.runbook if e.chosen else None
+    if rb is None or rb not in e.failed:
+        return None
+    return _advisory(
+        e, "fix_failed_here", f"runbook {rb} failed before under these conditions ({e.failed[rb]})",
+        f"runbook {rb} is shown because closer precedents back it, but it failed before here: not actionable",
+    )
+
+
+def contradiction_open(e: Evidence) -> Decision | None:
+    if not e.contradictions:
+        return None
+    names = ", ".join(c.name for c in e.contradictions)
+    return _advisory(e, "contradiction_open", f"open contradiction {names}: confirmed outcomes disagree")
+
+
+def precedents_disagree(e: Evidence) -> Decision | None:
+    usable = [f for f in e.fixes if f.blocked is None]
+    if e.chosen is None or len(usable) < 2:
+        return None
+    runner_up = next(f for f in usable if f is not e.chosen)
+    if runner_up.support < e.disagreement_share * e.chosen.support:
+        return None
+    warning = (
+        f"precedents disagree: {runner_up.runbook or 'a manual fix'} has almost as much support as "
+        f"{e.chosen.runbook or 'a manual fix'}"
+    )
+    return _advisory(e, "precedents_disagree", warning, warning)
+
+
+def fix_from_catalog_only(e: Evidence) -> Decision | None:
+    if e.chosen is None or e.chosen.ran_in:
+        return None
+    return Decision(
+        "advisory", e.chosen.runbook, "catalog", "fix_from_catalog_only",
+        e.manual_match.why() if e.manual_match else f"runbook {e.chosen.runbook} describes the manual fixes",
+        e.actionability,
+        (f"runbook {e.chosen.runbook} never ran for this failure: it is chosen from the catalog, on memory's word",),
+    )
+
+
+def below_actionable_bar(e: Evidence) -> Decision | None:
+    if e.actionability >= e.actionable_bar:
+        return None
+    return _advisory(e, "below_actionable_bar", f"actionability {e.actionability} is below the bar {e.actionable_bar}")
+
+
+def act(e: Evidence) -> Decision:
+    assert e.chosen is not None
+    return Decision(
+        "actionable", e.chosen.runbook, "memory", "act",
+        f"actionability {e.actionability} reaches the bar {e.actionable_bar}", e.actionability,
+    )
+
+
+CHAIN: tuple[Policy, ...] = (
+    nothing_similar,
+    remembered_fix_stale,
+    no_runbook_remembered,
+    fix_failed_here,
+    contradiction_open,
+    precedents_disagree,
+    fix_from_catalog_only,
+    below_actionable_bar,
+    act,
+)
+
+
+def decide(e: Evidence, chain: Sequence[Policy] = CHAIN) -> Decision:
+    """The first policy that decides; a chain without `act` still ends in advisory."""
+    for policy in chain:
+        decision = policy(e)
+        if decision is not None:
+            return decision
+    if e.chosen is None:
+        return Decision("advisory", None, None, "end", "no policy decided")
+    return _advisory(e, "end", "no policy decided")
