@@ -4,7 +4,8 @@
   started once; a server that will not start fails the tests with its log
   tail, it never skips them.
 - ``backend`` (function): each backend in turn, empty: an embedded file in
-  tmp_path, or a fresh bank on the session's Hindsight server.
+  tmp_path, or a fresh bank on the session's Hindsight server, recalled from
+  the local index (``hindsight``) or from the server (``hindsight-direct``).
 - ``stored`` (session): each backend in turn, holding the history's first
   ``STORED`` memories and one failed attempt (``inc-0911``); tests only read it.
 - ``history`` (session): the dev history's memories (each incident with its
@@ -34,7 +35,7 @@ from recall_operator.memory.hindsight import HindsightMemory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hindsight_server import HindsightServer, HindsightServerError  # noqa: E402
-from support import history  # noqa: E402
+from support import history as dataset_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 STORED = 30  # the first 30 confirmed outcomes: January to August 2024
@@ -53,7 +54,7 @@ class History:
 
 
 def _history_path() -> Path:
-    return history("dev")
+    return dataset_path("dev")
 
 
 def load_history(path: Path) -> History:
@@ -103,14 +104,18 @@ def hindsight_server() -> Iterator[HindsightServer]:
         server.cleanup()
 
 
-BACKENDS = ["embedded", pytest.param("hindsight", marks=pytest.mark.hindsight)]
+BACKENDS = [
+    "embedded",
+    pytest.param("hindsight", marks=pytest.mark.hindsight),
+    pytest.param("hindsight-direct", marks=pytest.mark.hindsight),
+]
 
 
 def _open(kind: str, request: pytest.FixtureRequest, folder: Path) -> MemoryBackend:
     if kind == "embedded":
         return EmbeddedMemory(folder / "memory.sqlite3")
     server: HindsightServer = request.getfixturevalue("hindsight_server")
-    return HindsightMemory(server.url, bank=f"contract-{uuid.uuid4().hex[:12]}")
+    return HindsightMemory(server.url, bank=f"contract-{uuid.uuid4().hex[:12]}", index=kind == "hindsight")
 
 
 @pytest.fixture(params=BACKENDS)

@@ -29,7 +29,7 @@ WRITTEN = 12  # the history's first outcomes: enough that a recall of 5 has to c
 def sibling(backend: MemoryBackend, folder: Path) -> MemoryBackend:
     """Another empty store of the same kind as `backend`."""
     if isinstance(backend, HindsightMemory):
-        return HindsightMemory(backend.base_url, bank=f"contract-{uuid.uuid4().hex[:12]}")
+        return HindsightMemory(backend.base_url, bank=f"contract-{uuid.uuid4().hex[:12]}", index=backend.with_index)
     assert isinstance(backend, EmbeddedMemory)
     return EmbeddedMemory(folder / "one-by-one.sqlite3")
 

@@ -6,6 +6,7 @@ the domain scores them, so that the same scoring holds on every backend.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -93,12 +94,34 @@ class MemoryBackend(Protocol):
     async def close(self) -> None: ...
 
 
+def _env_index() -> bool:
+    value = os.environ.get("RECALL_HINDSIGHT_INDEX", "on").lower()
+    if value not in ("on", "off"):
+        raise ValueError(f"RECALL_HINDSIGHT_INDEX must be 'on' or 'off', not {value!r}")
+    return value == "on"
+
+
+def _env_poll() -> float:
+    value = os.environ.get("RECALL_HINDSIGHT_POLL_S", "2")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError(f"RECALL_HINDSIGHT_POLL_S must be a positive number of seconds, not {value!r}")
+    return seconds
+
+
 @dataclass
 class MemorySettings:
     backend: str = "embedded"  # or "hindsight"
     path: str = "recall-memory.sqlite3"  # embedded store file
     hindsight_url: str = "http://127.0.0.1:8888"
     hindsight_bank: str = "recall-operator"
+    # Hindsight: recall from a local index kept in step by polling (RECALL_HINDSIGHT_INDEX=on|off),
+    # every RECALL_HINDSIGHT_POLL_S seconds.
+    hindsight_index: bool = field(default_factory=_env_index)
+    hindsight_poll_s: float = field(default_factory=_env_poll)
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -111,5 +134,10 @@ def open_backend(settings: MemorySettings) -> MemoryBackend:
     if settings.backend == "hindsight":
         from recall_operator.memory.hindsight import HindsightMemory
 
-        return HindsightMemory(settings.hindsight_url, bank=settings.hindsight_bank)
+        return HindsightMemory(
+            settings.hindsight_url,
+            bank=settings.hindsight_bank,
+            index=settings.hindsight_index,
+            poll_interval=settings.hindsight_poll_s,
+        )
     raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

@@ -141,13 +141,31 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
         _count_terms(conn, terms, set(old_words.split()))
 
 
+def _forget(conn: sqlite3.Connection, namespace: str, incident: str) -> None:
+    """Delete one memory and its words, inside the caller's transaction; an absent one is no error."""
+    found = conn.execute(
+        "SELECT id FROM memories WHERE namespace = ? AND incident = ?", (namespace, incident)
+    ).fetchone()
+    if found is None:
+        return
+    (old_words,) = conn.execute("SELECT words FROM memories_fts WHERE rowid = ?", (found[0],)).fetchone()
+    conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
+    conn.execute("DELETE FROM memories WHERE id = ?", (found[0],))
+    _count_terms(conn, set(), set(old_words.split()))
+
+
 class EmbeddedMemory:
-    """Memory in a local SQLite file; reopening the same file finds every memory again."""
+    """Memory in a local SQLite file; reopening the same file finds every memory again.
+
+    `durable=False` is for a copy that is rebuilt from elsewhere when lost (the
+    Hindsight backend's local index): writes are not flushed to disk one by one.
+    """
 
     name = "embedded"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, durable: bool = True) -> None:
         self.path = str(path)
+        self.durable = durable
         self._conn: sqlite3.Connection | None = None
         # One connection shared by whoever calls; the lock keeps a thread that
         # calls through asyncio.to_thread from interleaving with the loop's calls.
@@ -189,6 +207,26 @@ class EmbeddedMemory:
                 self._conn.close()
                 self._conn = None
 
+    # -- beyond the interface: for a local index kept in step with another store --
+
+    def keys(self) -> set[tuple[str, str]]:
+        """Every (namespace, incident) held."""
+        return {(ns, inc) for ns, inc in self._query("SELECT namespace, incident FROM memories", [])}
+
+    def forget_many(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Delete these memories in one transaction; absent ones are skipped."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for namespace, incident in keys:
+                    _forget(conn, namespace, incident)
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
+
     # -- storage ---------------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
@@ -198,7 +236,7 @@ class EmbeddedMemory:
                 conn.execute("PRAGMA journal_mode = WAL")
                 # FULL: a memory that remember() returned for survives a power cut;
                 # the outbox drops its copy on that promise.
-                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'OFF'}")
                 conn.execute("PRAGMA busy_timeout = 5000")
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 if version > SCHEMA_VERSION:

@@ -3,38 +3,55 @@
 A memory is retained as its cold-reader text (`memory_text`), one document per
 incident (`<namespace>/<incident>`: retaining it again replaces it), tagged
 with its structured fields (`service:`, `runbook:`, `outcome:`, `ns:`,
-`incident:`, and `action:<result>` for each result among its actions) so that
-recall can filter on them, and with the whole memory as JSON in its metadata
-so that recall rebuilds it exactly.
+`incident:`, and `action:<result>` for each result among its actions), and
+with the whole memory as JSON in its metadata so that it is rebuilt exactly.
 
-Recall asks several questions at once and merges the answers by incident:
-  - the incident's telling words (error signatures, identifiers), by keyword only, on any service;
-  - what reads like this on the paging service (service tag);
-  - what reads like this anywhere, by meaning;
-  - what reads like this on a neighbour (neighbour tags);
-  - which fixes failed on this service or its neighbours (tags);
-  - what was resolved most recently on this service, and on its neighbours (listings, no
-    words), which carry on the service's and the neighbours' turns when nothing there reads alike.
-The semantic arm drops matches below cosine 0.3, so the questions carry the
-incident's own words (its opening: title and first lines) rather than a keyword.
+Hindsight is the system of record; recall is served from a local index in
+front of it, as an informer serves reads in front of the API server:
 
-Each call opens its own client and closes it: a client's HTTP session is bound
-to the event loop it was first used in, and a call is rare next to its cost.
+- At first use the bank is listed into the index (the embedded store's code,
+  in a temporary file), and recall waits for that first listing (at most
+  INDEX_WAIT seconds; a larger bank is answered by the server until it is in).
+- What this operator writes goes to Hindsight first, then into the index: the
+  index never holds a memory the server refused.
+- Every `poll_interval` seconds the documents written since the last poll
+  (by `updated_at`, with an overlap for late commits) are read into the index,
+  so that a memory written by another operator on the bank is recalled here
+  within one interval. When the bank's document count and the index disagree
+  (a memory deleted or lost on the server, a write missed), the bank is listed
+  again whole and the index made equal to it: the server wins every
+  disagreement.
+- A failed call to Hindsight marks the index out of date: recall, get and
+  count raise MemoryUnavailable (as they would without an index) until a poll
+  succeeds; recall and get try that poll themselves first.
+- After a restart of the operator the index is empty and is listed again.
+
+Without the index (`index=False`), recall asks the server in two round trips:
+the incident's telling words by keyword (BM25) at budget low within the
+namespace, and one listing of the latest memories on the paging service and
+its neighbours (namespace filtered here). The two are merged as the embedded
+store merges its arms.
+
+One client is opened per event loop, at the first call in that loop, and kept
+(with its connection pool and the SSL context it built once) until `close()`
+or the loop's end: a client's HTTP session belongs to the loop it started in.
 
 `remember_many` writes many memories in a few requests (a bulk load, the
 bench's history): each item is exactly what `remember` sends, so a memory
-written either way is the same document. The server still embeds each memory
-on its own CPU; the saving is in round trips and in the server working on
-several documents at once.
+written either way is the same document.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
-from itertools import chain
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import asynccontextmanager
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 import aiohttp
@@ -45,8 +62,10 @@ from recall_operator.domain.consolidation import memory_text
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.text import STOPWORDS
 from recall_operator.memory.base import MemoryUnavailable, RecallQuery, final_outcome, interleave
+from recall_operator.memory.embedded import EmbeddedMemory
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 DEFAULT_BANK = "recall-operator"
 # A retain embeds the text on the server's CPU; a recall is tens of milliseconds.
@@ -59,12 +78,18 @@ BULK_IN_FLIGHT = 2
 RETAIN_CONTEXT = "a confirmed incident outcome, written for a cold reader"
 READ_TIMEOUT = 10.0
 HEALTH_TIMEOUT = 3.0
-# Room for `limit` whole memories in one answer. A memory's text is about 250
-# tokens; budgeting 1024 made every arm pull four times the memories it needs,
-# and the arms queue for the server's CPU (recall at 1k memories: p50 546 ms
-# with 1024, 390 ms with 320, the same replay scores on both dev histories).
+# A listing of the whole bank: LIST_PAGE documents (a few kB of metadata each) a request.
+LIST_PAGE = 500
+LIST_TIMEOUT = 60.0
+# Seconds between polls for memories written elsewhere (RECALL_HINDSIGHT_POLL_S).
+DEFAULT_POLL_INTERVAL = 2.0
+# A poll re-reads documents this much older than the newest it saw: a write
+# stamped before that one may commit after it.
+POLL_OVERLAP = timedelta(seconds=30)
+# How long the first recall waits for the first listing of the bank.
+INDEX_WAIT = 30.0
+# Room for `limit` whole memories in one answer (a memory's text is about 250 tokens).
 TOKENS_PER_MEMORY = 320
-FAILED_FIX_TAG = "action:failed"
 GIST_CHARS = 240
 MIN_ARM_MEMORIES = 25
 # A memory's text is a few thousand characters at most: one chunk, recalled whole.
@@ -74,7 +99,6 @@ BM25_TERMS = 16
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 # No cosine reaches 1.0 between different texts: the semantic arm contributes nothing.
 WORDS_ONLY = {"semantic": 1.0}
-
 
 def document_id(namespace: str, incident: str) -> str:
     return f"{namespace}/{incident}"
@@ -131,42 +155,122 @@ def _from_metadata(metadata: dict[str, Any] | None) -> EpisodicMemory | None:
         return None
 
 
-def _any_of(tags: Sequence[str]) -> dict[str, Any]:
-    return {"tags": list(tags), "match": "any_strict"}
+@dataclass
+class _LoopClient:
+    """What one event loop holds: its client, and the task that polls and closes it."""
+
+    client: Hindsight
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one sync at a time in this loop
+    tried: asyncio.Event = field(default_factory=asyncio.Event)  # the first sync ended, either way
+    keeper: asyncio.Task[None] | None = None
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """One document of the bank as a listing shows it."""
+
+    key: tuple[str, str]
+    memory: EpisodicMemory
+    updated_at: datetime | None
+
+
+def _moment(text: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+    except ValueError:
+        return None
 
 
 class HindsightMemory:
-    """Memory on a Hindsight server; connection failures raise MemoryUnavailable."""
+    """Memory on a Hindsight server, recalled from a local index; connection failures raise MemoryUnavailable."""
 
     name = "hindsight"
 
-    def __init__(self, base_url: str, bank: str = DEFAULT_BANK) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        bank: str = DEFAULT_BANK,
+        *,
+        index: bool = True,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.bank = bank
+        self.poll_interval = poll_interval
+        self.with_index = index
         self._bank_ready = False
+        self._loops: dict[asyncio.AbstractEventLoop, _LoopClient] = {}
+        self._index_dir: Path | None = None
+        self._index: EmbeddedMemory | None = None
+        if index:
+            self._index_dir = Path(tempfile.mkdtemp(prefix="recall-hindsight-index-"))
+            self._index = EmbeddedMemory(self._index_dir / "index.sqlite3", durable=False)
+        self._loaded = False  # the whole bank has been listed into the index once
+        self._current = False  # no call has failed since the last successful poll
+        self._newest: datetime | None = None  # the newest `updated_at` seen (the server's clock)
+        self._foreign = 0  # documents in the bank that this operator cannot read (not its own)
+        self._full_due = False
+        # Writes made here, by generation: a listing fetched before a write must not undo it.
+        self._generation = 0
+        self._written: dict[tuple[str, str], int] = {}
+        self.polls = 0  # successful polls, for tests and the bench
 
-    @asynccontextmanager
-    async def _client(self, timeout: float) -> AsyncIterator[Hindsight]:
-        client = Hindsight(self.base_url, timeout=timeout, user_agent="recall-operator", max_attempts=2)
+    # -- the client of this event loop ---------------------------------------
+
+    def _held(self) -> _LoopClient:
+        loop = asyncio.get_running_loop()
+        held = self._loops.get(loop)
+        if held is None:
+            for gone in [other for other in self._loops if other.is_closed()]:
+                del self._loops[gone]
+            # One timeout for the client; each call is bounded by its own below.
+            client = Hindsight(self.base_url, timeout=BULK_TIMEOUT, user_agent="recall-operator", max_attempts=2)
+            held = self._loops[loop] = _LoopClient(client)
+            held.keeper = loop.create_task(self._keep(held), name=f"hindsight-memory {self.bank}")
+        return held
+
+    async def _call(self, timeout: float, make: Callable[[Hindsight], Awaitable[T]]) -> T:
+        """One request on this loop's client, bounded by `timeout`; unavailability raised as MemoryUnavailable."""
+        held = self._held()
         try:
-            yield client
-        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+            async with asyncio.timeout(timeout):
+                return await make(held.client)
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            self._current = False
             raise MemoryUnavailable(f"hindsight at {self.base_url}: {type(exc).__name__}: {exc}") from exc
         except ApiException as exc:
             # A server that is up but cannot serve (5xx, at capacity) is as
             # unavailable as one that is down; any other refusal is a bug here.
             if exc.status is None or exc.status >= 500 or exc.status in (408, 429):
+                self._current = False
                 raise MemoryUnavailable(f"hindsight at {self.base_url}: HTTP {exc.status} {exc.reason}") from exc
             raise
+
+    async def _keep(self, held: _LoopClient) -> None:
+        """The loop's poller (with an index), and the one who closes the loop's client when cancelled."""
+        try:
+            if self._index is None:
+                await asyncio.Event().wait()  # nothing to poll: hold the client until the end
+            while True:
+                try:
+                    await self._sync(held)
+                except MemoryUnavailable as exc:
+                    log.warning(f"memory index: poll failed, recall waits for the next one: {exc}")
+                except Exception:  # noqa: BLE001 - the poller outlives any one bad answer
+                    self._current = False
+                    log.exception("memory index: poll failed")
+                finally:
+                    held.tried.set()
+                await asyncio.sleep(self.poll_interval)
         finally:
-            await client.aclose()
+            await held.client.aclose()
 
     # -- the interface -------------------------------------------------------
 
     async def remember(self, memory: EpisodicMemory) -> None:
-        async with self._client(WRITE_TIMEOUT) as client:
-            await self._prepare_bank(client)
-            await client.aretain_batch(self.bank, items=[retain_item(memory)])
+        await self._prepare_bank()
+        await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[retain_item(memory)]))
+        await self._into_index([memory])
 
     async def remember_many(self, memories: Sequence[EpisodicMemory]) -> None:
         """Each memory as `remember` stores it, in requests of RETAIN_BATCH, BULK_IN_FLIGHT at a time.
@@ -176,21 +280,30 @@ class HindsightMemory:
         failure some requests may have been stored; writing again is safe.
         """
         latest = {(m.namespace, m.incident): m for m in memories}
-        items = [retain_item(m) for m in latest.values()]
-        if not items:
+        if not latest:
             return
+        items = [retain_item(m) for m in latest.values()]
         batches = [items[i : i + RETAIN_BATCH] for i in range(0, len(items), RETAIN_BATCH)]
         slots = asyncio.Semaphore(BULK_IN_FLIGHT)
-        async with self._client(BULK_TIMEOUT) as client:
-            await self._prepare_bank(client)
+        await self._prepare_bank()
 
-            async def send(batch: list[dict[str, Any]]) -> None:
-                async with slots:
-                    await client.aretain_batch(self.bank, items=batch)
+        async def send(batch: list[dict[str, Any]]) -> None:
+            async with slots:
+                await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=batch))
 
-            await _all_of([send(batch) for batch in batches])
+        await _all_of([send(batch) for batch in batches])
+        await self._into_index(list(latest.values()))
 
-    async def _prepare_bank(self, client: Hindsight) -> None:
+    async def _into_index(self, memories: list[EpisodicMemory]) -> None:
+        """What the server accepted, into the index, marked as written here after any listing in flight."""
+        if self._index is None:
+            return
+        self._generation += 1
+        for m in memories:
+            self._written[(m.namespace, m.incident)] = self._generation
+        await self._index.remember_many(memories)
+
+    async def _prepare_bank(self) -> None:
         """Create or update the bank once per backend object, with the retrieval this backend relies on.
 
         Without an LLM there are no entities, so the graph arm follows only
@@ -200,138 +313,299 @@ class HindsightMemory:
         """
         if self._bank_ready:
             return
-        await client.acreate_bank(
-            self.bank,
-            name="recall-operator incident memory",
-            retain_chunk_size=BANK_CHUNK_CHARS,
-            enable_graph_retrieval=False,
-            enable_temporal_retrieval=False,
-            enable_observations=False,
+        await self._call(
+            WRITE_TIMEOUT,
+            lambda c: c.acreate_bank(
+                self.bank,
+                name="recall-operator incident memory",
+                retain_chunk_size=BANK_CHUNK_CHARS,
+                enable_graph_retrieval=False,
+                enable_temporal_retrieval=False,
+                enable_observations=False,
+            ),
         )
         self._bank_ready = True
 
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
         if query.limit <= 0:
             return []
-        # The server embeds every question, and embedding costs by the word piece:
-        # the semantic arms ask with the gist (the title comes first).
-        gist = " ".join([_opening(query.text, GIST_CHARS), *query.symptoms]).strip() or query.service
-        neighbours = [s for s in dict.fromkeys(query.neighbours) if s != query.service]
-        nearby = [f"service:{s}" for s in (query.service, *neighbours)]
-        scope = [] if query.namespace is None else [{"tags": [f"ns:{query.namespace}"], "match": "all_strict"}]
-        # Each arm brings more than its share: the merge skips what another arm already gave.
-        max_tokens = TOKENS_PER_MEMORY * max(query.limit, MIN_ARM_MEMORIES)
-
-        async with self._client(READ_TIMEOUT) as client:
-            await self._prepare_bank(client)
-
-            async def ask(text: str, groups: list[dict[str, Any]], words_only: bool = False) -> list[EpisodicMemory]:
-                answer = await client.arecall(
-                    self.bank,
-                    query=text,
-                    max_tokens=max_tokens,
-                    tag_groups=(scope + groups) or None,
-                    # Fusion ranks by rank, so an exact log line found by BM25 alone
-                    # loses to loose matches found by both arms: this arm is BM25 only.
-                    min_scores=WORDS_ONLY if words_only else None,
-                )
-                return [m for m in map(_from_metadata, (r.metadata for r in answer.results or [])) if m]
-
-            arms: list[Awaitable[list[EpisodicMemory]]] = [
-                # the error signatures and deploy pattern, word for word, on any service
-                ask(" ".join(telling_words(query.text)) or gist, [], words_only=True),
-                # what happened on this service that reads like this
-                ask(f"{query.service}: {gist}", [_any_of([f"service:{query.service}"])]),
-                # what reads like this anywhere
-                ask(gist, []),
-                # what reads like this on a neighbour
-                ask(gist, [_any_of([f"service:{s}" for s in neighbours])]) if neighbours else _nothing(),
-                # which fixes failed here or next door
-                ask(f"failed fix on {query.service}: {gist}", [_any_of(nearby), _any_of([FAILED_FIX_TAG])]),
-                # the latest memories here, and next door, whatever their words
-                self._recent(client, [query.service], query.namespace, query.limit),
-                self._recent(client, neighbours, query.namespace, query.limit) if neighbours else _nothing(),
-            ]
-            try:
-                answers = await _all_of(arms)
-            except NotFoundException:
-                return []  # no bank yet: nothing was ever remembered
-
-        def asker(m: EpisodicMemory) -> bool:
-            return m.incident == query.incident and query.namespace in (None, m.namespace)
-
-        words, service, meaning, neighbour, failed, recent, recent_next_door = (
-            [m for m in answer if not asker(m)] for answer in answers
-        )
-        by_words, by_meaning = iter(words), iter(meaning)
-        # The two arms that search every service take a second turn each round:
-        # the words are the stronger evidence. A service's turn goes on to its
-        # latest memories when nothing there reads alike, so the paging service
-        # and its neighbours are always represented.
-        return interleave(
-            [
-                by_words,
-                chain(service, recent),
-                by_meaning,
-                chain(neighbour, recent_next_door),
-                by_words,
-                by_meaning,
-                failed,
-            ],
-            key=lambda m: (m.namespace, m.incident),
-            limit=query.limit,
-        )
-
-    async def _recent(
-        self, client: Hindsight, services: list[str], namespace: str | None, limit: int
-    ) -> list[EpisodicMemory]:
-        """The most recently resolved memories on these services, newest first, whatever their words."""
-        if namespace is None:
-            listings = [([f"service:{s}" for s in services], "any_strict")]
-        else:  # (ns AND service) for each service: a listing takes one flat tag set
-            listings = [([f"service:{s}", f"ns:{namespace}"], "all_strict") for s in services]
-        pages = await _all_of(
-            [
-                client.alist_memories(self.bank, tags=tags, tags_match=match, time_field="mentioned_at", limit=limit)
-                for tags, match in listings
-            ]
-        )
-        found = [m for page in pages for m in map(_from_metadata, (i.metadata for i in page.items)) if m]
-        found.sort(key=lambda m: m.resolved_at.timestamp(), reverse=True)
-        return found
+        if await self._index_serves():
+            assert self._index is not None
+            return await self._index.recall(query)
+        return await self._recall_from_server(query)
 
     async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
-        async with self._client(READ_TIMEOUT) as client:
-            try:
-                if namespace is not None:
-                    doc = await client.documents.get_document(self.bank, document_id(namespace, incident))
-                    return _from_metadata(doc.document_metadata)
-                page = await client.alist_memories(
-                    self.bank, tags=[f"incident:{incident}"], tags_match="any_strict", time_field="mentioned_at"
+        if await self._index_serves():
+            assert self._index is not None
+            return await self._index.get(incident, namespace)
+        try:
+            if namespace is not None:
+                doc = await self._call(
+                    READ_TIMEOUT, lambda c: c.documents.get_document(self.bank, document_id(namespace, incident))
                 )
-            except NotFoundException:
-                return None
+                return _from_metadata(doc.document_metadata)
+            page = await self._call(
+                READ_TIMEOUT,
+                lambda c: c.alist_memories(
+                    self.bank, tags=[f"incident:{incident}"], tags_match="any_strict", time_field="mentioned_at"
+                ),
+            )
+        except NotFoundException:
+            return None
         found = [m for m in map(_from_metadata, (i.metadata for i in page.items)) if m and m.incident == incident]
         return min(found, key=lambda m: (-m.resolved_at.timestamp(), m.namespace), default=None)
 
     async def count(self) -> int:
-        async with self._client(READ_TIMEOUT) as client:
-            try:
-                listing = await client.documents.list_documents(self.bank, limit=1)
-            except NotFoundException:
-                return 0
+        """The bank's documents, as the server counts them (the system of record)."""
+        try:
+            listing = await self._call(READ_TIMEOUT, lambda c: c.documents.list_documents(self.bank, limit=1))
+        except NotFoundException:
+            return 0
         return listing.total
 
     async def healthy(self) -> bool:
         try:
-            async with self._client(HEALTH_TIMEOUT) as client:
-                await client.monitoring.health_endpoint_health_get(_request_timeout=HEALTH_TIMEOUT)
+            await self._call(
+                HEALTH_TIMEOUT,
+                lambda c: c.monitoring.health_endpoint_health_get(_request_timeout=HEALTH_TIMEOUT),
+            )
         except Exception:  # noqa: BLE001 - healthy() answers, it never raises
             return False
         return True
 
     async def close(self) -> None:
-        """Nothing is held between calls: each call closes its own client."""
+        """Close this loop's client (its poller ends with it) and drop the index."""
+        current = asyncio.get_running_loop()
+        for loop, held in list(self._loops.items()):
+            if held.keeper is None:
+                continue
+            if loop is current:
+                held.keeper.cancel()
+                await asyncio.gather(held.keeper, return_exceptions=True)
+            elif not loop.is_closed():
+                loop.call_soon_threadsafe(held.keeper.cancel)
+        self._loops.clear()
+        if self._index is not None:
+            await self._index.close()
+            self._index = None
+            self._loaded = self._current = False
+        if self._index_dir is not None:
+            shutil.rmtree(self._index_dir, ignore_errors=True)
+            self._index_dir = None
+
+    # -- beyond the interface -------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Poll now instead of at the next interval (tests; a caller that knows the bank changed)."""
+        await self._sync(self._held())
+
+    @property
+    def indexed(self) -> bool:
+        """True when recall is answered by the local index."""
+        return self._index is not None and self._loaded and self._current
+
+    # -- the local index ---------------------------------------------------------
+
+    async def _index_serves(self) -> bool:
+        """Whether the index answers this call: loaded, and not out of date (a poll is tried first if it is)."""
+        if self._index is None:
+            return False
+        held = self._held()
+        if not self._loaded:
+            # The first listing of the bank, as an informer waits for its cache:
+            # bounded, a large bank is answered by the server meanwhile.
+            try:
+                async with asyncio.timeout(INDEX_WAIT):
+                    await held.tried.wait()
+            except TimeoutError:
+                return False
+            if not self._loaded:
+                return False  # the listing failed: the server answers, or says it cannot
+        if not self._current:
+            async with held.lock:
+                if not self._current:
+                    await self._sync(held, locked=True)
+        return True
+
+    async def _sync(self, held: _LoopClient, locked: bool = False) -> None:
+        """One poll: the whole bank the first time (or on disagreement), else what changed since the last."""
+        if not locked:
+            async with held.lock:
+                return await self._sync(held, locked=True)
+        index = self._index
+        if index is None:
+            return
+        since = self._generation
+        if not self._loaded or self._full_due:
+            await self._list_all(index, since)
+        else:
+            total = await self._list_changes(index, since)
+            if total != await index.count() + self._foreign:
+                log.info(
+                    f"memory index: the bank holds {total} documents, the index {await index.count()}"
+                    f" (+{self._foreign} not ours): listing the bank again"
+                )
+                await self._list_all(index, since)
+        self._loaded = self._current = True
+        self._full_due = False
+        self.polls += 1
+
+    def _written_after(self, since: int) -> set[tuple[str, str]]:
+        return {key for key, generation in self._written.items() if generation > since}
+
+    async def _list_all(self, index: EmbeddedMemory, since: int) -> None:
+        """Make the index equal to the bank: every document read, anything the bank lacks dropped."""
+        listed: list[_Listed] = []
+        foreign = 0
+        offset = 0
+        while True:
+            try:
+                page = await self._call(
+                    LIST_TIMEOUT,
+                    lambda c, o=offset: c.documents.list_documents(self.bank, limit=LIST_PAGE, offset=o),
+                )
+            except NotFoundException:
+                break  # no bank yet: nothing was ever remembered
+            items = [_listed(item) for item in page.items]
+            listed.extend(i for i in items if i is not None)
+            foreign += sum(i is None for i in items)
+            offset += len(page.items)
+            if not page.items or offset >= page.total:
+                break
+        keep = self._written_after(since)  # written here while the listing was under way: newer than it
+        await index.remember_many([i.memory for i in listed if i.key not in keep])
+        present = {i.key for i in listed} | keep
+        stale = index.keys() - present
+        if stale:
+            index.forget_many(stale)
+        self._foreign = foreign
+        self._note_newest(listed)
+        # Generations up to `since` are settled: the listing saw them.
+        self._written = {k: g for k, g in self._written.items() if g > since}
+
+    async def _list_changes(self, index: EmbeddedMemory, since: int) -> int:
+        """Read the documents written since the last poll into the index; the bank's document count."""
+        start = (self._newest - POLL_OVERLAP).isoformat() if self._newest else None
+        changed: list[_Listed] = []
+        offset = 0
+        total = 0
+        while True:
+            try:
+                page, counted = await _all_of(
+                    [
+                        self._call(
+                            READ_TIMEOUT,
+                            lambda c, o=offset: c.documents.list_documents(
+                                self.bank, time_field="updated_at", start_date=start, limit=LIST_PAGE, offset=o
+                            ),
+                        ),
+                        self._call(READ_TIMEOUT, lambda c: c.documents.list_documents(self.bank, limit=1)),
+                    ]
+                    if offset == 0
+                    else [
+                        self._call(
+                            READ_TIMEOUT,
+                            lambda c, o=offset: c.documents.list_documents(
+                                self.bank, time_field="updated_at", start_date=start, limit=LIST_PAGE, offset=o
+                            ),
+                        ),
+                        _none(),
+                    ]
+                )
+            except NotFoundException:
+                return 0
+            if counted is not None:
+                total = counted.total
+            changed.extend(i for i in map(_listed, page.items) if i is not None)
+            offset += len(page.items)
+            if not page.items or offset >= page.total:
+                break
+        keep = self._written_after(since)
+        fresh = [i.memory for i in changed if i.key not in keep]
+        if fresh:
+            await index.remember_many(fresh)  # an unchanged memory is left alone
+        self._note_newest(changed)
+        self._written = {k: g for k, g in self._written.items() if g > since}
+        return total
+
+    def _note_newest(self, listed: list[_Listed]) -> None:
+        moments = [i.updated_at for i in listed if i.updated_at is not None]
+        if moments:
+            newest = max(moments)
+            self._newest = newest if self._newest is None else max(self._newest, newest)
+
+    # -- recall without the index: two round trips ------------------------------
+
+    async def _recall_from_server(self, query: RecallQuery) -> list[EpisodicMemory]:
+        gist = " ".join([_opening(query.text, GIST_CHARS), *query.symptoms]).strip() or query.service
+        neighbours = [s for s in dict.fromkeys(query.neighbours) if s != query.service]
+        scope = [] if query.namespace is None else [{"tags": [f"ns:{query.namespace}"], "match": "all_strict"}]
+        max_tokens = TOKENS_PER_MEMORY * max(query.limit, MIN_ARM_MEMORIES)
+        services = [query.service, *neighbours]
+        try:
+            answer, listing = await _all_of(
+                [
+                    # the incident's telling words, word for word, on any service; BM25
+                    # alone (fusion ranks by rank, so an exact log line found by BM25
+                    # would lose to loose matches found by both arms)
+                    self._call(
+                        READ_TIMEOUT,
+                        lambda c: c.arecall(
+                            self.bank,
+                            query=" ".join(telling_words(query.text)) or gist,
+                            max_tokens=max_tokens,
+                            budget="low",
+                            tag_groups=scope or None,
+                            min_scores=WORDS_ONLY,
+                        ),
+                    ),
+                    # the latest memories on the service and its neighbours, whatever their words
+                    self._call(
+                        READ_TIMEOUT,
+                        lambda c: c.alist_memories(
+                            self.bank,
+                            tags=[f"service:{s}" for s in services],
+                            tags_match="any_strict",
+                            time_field="mentioned_at",
+                            limit=query.limit * len(services),
+                        ),
+                    ),
+                ]
+            )
+        except NotFoundException:
+            return []  # no bank yet: nothing was ever remembered
+
+        def wanted(m: EpisodicMemory | None) -> bool:
+            return (
+                m is not None
+                and query.namespace in (None, m.namespace)
+                and not (m.incident == query.incident and query.namespace in (None, m.namespace))
+            )
+
+        by_words = [m for m in map(_from_metadata, (r.metadata for r in answer.results or [])) if wanted(m)]
+        latest = [m for m in map(_from_metadata, (i.metadata for i in listing.items)) if wanted(m)]
+        latest.sort(key=lambda m: m.resolved_at.timestamp(), reverse=True)
+        on_service = [m for m in latest if m.spec.service == query.service][: query.limit]
+        on_neighbours = [m for m in latest if m.spec.service != query.service][: query.limit]
+        # As the embedded store merges: the words every other place, the service
+        # and its neighbours the places between.
+        words = iter(by_words)
+        return interleave(  # type: ignore[return-value]
+            [words, on_service, words, on_neighbours],
+            key=lambda m: (m.namespace, m.incident),
+            limit=query.limit,
+        )
+
+
+def _listed(item: Any) -> _Listed | None:
+    memory = _from_metadata(item.document_metadata)
+    if memory is None:
+        return None
+    return _Listed((memory.namespace, memory.incident), memory, _moment(item.updated_at))
+
+
+async def _none() -> None:
+    return None
 
 
 def telling_words(text: str, limit: int = BM25_TERMS) -> list[str]:
@@ -365,10 +639,6 @@ def _opening(text: str, chars: int) -> str:
         return text
     cut = text.rfind(" ", 0, chars)
     return text[: cut if cut > 0 else chars]
-
-
-async def _nothing() -> list[EpisodicMemory]:
-    return []
 
 
 async def _all_of(calls: Sequence[Awaitable[T]]) -> list[T]:
