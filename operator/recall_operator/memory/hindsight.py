@@ -251,14 +251,18 @@ class HindsightMemory:
         try:
             if self._index is None:
                 await asyncio.Event().wait()  # nothing to poll: hold the client until the end
+            failing = False
             while True:
                 try:
                     await self._sync(held)
-                except MemoryUnavailable as exc:
-                    log.warning(f"memory index: poll failed, recall waits for the next one: {exc}")
-                except Exception:  # noqa: BLE001 - the poller outlives any one bad answer
+                    if failing:
+                        log.info(f"memory index: Hindsight at {self.base_url} answers again; the index is current")
+                    failing = False
+                except Exception as exc:  # noqa: BLE001 - the poller outlives any one bad answer
                     self._current = False
-                    log.exception("memory index: poll failed")
+                    if not failing:  # once per outage, not once per poll
+                        log.warning(f"memory index: poll failed, memory is unavailable until one succeeds: {exc}")
+                    failing = True
                 finally:
                     held.tried.set()
                 await asyncio.sleep(self.poll_interval)
