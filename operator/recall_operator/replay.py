@@ -308,19 +308,30 @@ async def run_replay(
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("replay", help="score the operator's recommendations on an incident history")
-    p.add_argument("dataset", type=Path, help="a replay dataset (JSONL, see replay-format.md)")
+    p = sub.add_parser("replay", help="score the operator's recommendations on incident histories")
+    p.add_argument("datasets", nargs="+", type=Path, metavar="HISTORY",
+                   help="replay histories (JSONL, see datasets/README.md); several give a row each and the mean")
     p.add_argument("--memory", choices=["on", "off", "both"], default="both")
     p.add_argument("--backend", choices=["embedded", "hindsight"], default="embedded")
     p.add_argument("--hindsight-url", default=None, help="Hindsight server for --backend hindsight")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object (a list of them for several histories)")
     p.add_argument("--per-incident", action="store_true", help="include a row per incident")
     p.set_defaults(func=main)
 
 
+def mean_result(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each metric averaged over the histories, each history counting once whatever its size."""
+    mean: dict[str, Any] = {"dataset": "mean", "incidents": sum(r["incidents"] for r in results)}
+    for side in ("on", "off", "lift"):
+        if side in results[0]:
+            mean[side] = {k: round(sum(r[side][k] for r in results) / len(results), 4) for k in METRICS}
+    return mean
+
+
 def main(args: argparse.Namespace) -> int:
-    if not args.dataset.is_file():
-        print(f"recall replay: no such dataset file: {args.dataset}", file=sys.stderr)
+    missing = [str(d) for d in args.datasets if not d.is_file()]
+    if missing:
+        print(f"recall replay: no such dataset file: {', '.join(missing)}", file=sys.stderr)
         return 2
     sides = ["on", "off"] if args.memory == "both" else [args.memory]
     # The bars and weights the operator would run with, so a setting can be tried here first.
@@ -329,25 +340,36 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"recall replay: {exc}", file=sys.stderr)
         return 2
-    started = time.perf_counter()
-    try:
-        result = asyncio.run(run_replay(args.dataset, sides, args.backend, settings, args.hindsight_url))
-    except DatasetError as exc:
-        print(f"recall replay: {exc}", file=sys.stderr)
-        return 2
-    elapsed = time.perf_counter() - started
-    rows: list[Row] = result.pop("_rows")
-    if args.per_incident:
-        result["rows"] = [r.as_json() for r in rows]
+    results: list[dict[str, Any]] = []
+    for dataset in args.datasets:
+        started = time.perf_counter()
+        try:
+            result = asyncio.run(run_replay(dataset, sides, args.backend, settings, args.hindsight_url))
+        except DatasetError as exc:
+            print(f"recall replay: {exc}", file=sys.stderr)
+            return 2
+        result["_elapsed"] = time.perf_counter() - started
+        results.append(result)
+    for result in results:
+        rows: list[Row] = result.pop("_rows")
+        elapsed = result.pop("_elapsed")
+        if args.per_incident:
+            result["rows"] = [r.as_json() for r in rows]
+        if args.json:
+            continue
+        print(_table(result, elapsed))
+        if args.per_incident:
+            for r in rows:
+                rec = r.assessment.recommendation
+                print(f"{r.incident:<14} {r.memory:<3} {rec.mode:<10} sim={rec.similarity:>3} act={rec.actionability:>3} "
+                      f"runbook={rec.runbook or '-'}  matches={','.join(m.incident for m in r.assessment.matches[:3])}")
+        print()
     if args.json:
-        print(json.dumps(result))
-        return 0
-    print(_table(result, elapsed))
-    if args.per_incident:
-        for r in rows:
-            rec = r.assessment.recommendation
-            print(f"{r.incident:<14} {r.memory:<3} {rec.mode:<10} sim={rec.similarity:>3} act={rec.actionability:>3} "
-                  f"runbook={rec.runbook or '-'}  matches={','.join(m.incident for m in r.assessment.matches[:3])}")
+        print(json.dumps(results[0] if len(results) == 1 else [*results, mean_result(results)]))
+    elif len(results) > 1:
+        # Histories are usually all called history.jsonl: their folders tell them apart.
+        labels = [str(d.parent / d.name) if d.name == "history.jsonl" else d.name for d in args.datasets]
+        print(_summary([*results, mean_result(results)], [*labels, "mean"], sides))
     return 0
 
 
@@ -357,4 +379,16 @@ def _table(result: dict[str, Any], elapsed: float) -> str:
     lines.append(f"{'metric':<24}" + "".join(f"{'memory ' + s if s != 'lift' else 'lift':>14}" for s in sides))
     for k in METRICS:
         lines.append(f"{k:<24}" + "".join(f"{result[s][k]:>14.3f}" for s in sides))
+    return "\n".join(lines)
+
+
+def _summary(results: list[dict[str, Any]], labels: list[str], sides: list[str]) -> str:
+    """One row per history and side, and the mean, for comparing histories at a glance."""
+    short = {"precedent_at_1": "p@1", "precedent_at_3": "p@3", "runbook_at_1": "runbook@1",
+             "novel_precision": "novel P", "novel_recall": "novel R", "unsafe_actionable_rate": "unsafe"}
+    width = max(len(label) for label in labels) + 2
+    lines = [f"{'history':<{width}}{'memory':>8}" + "".join(f"{short[k]:>11}" for k in METRICS)]
+    for label, result in zip(labels, results):
+        for side in (*sides, *(["lift"] if "lift" in result else [])):
+            lines.append(f"{label:<{width}}{side:>8}" + "".join(f"{result[side][k]:>11.3f}" for k in METRICS))
     return "\n".join(lines)

@@ -25,21 +25,35 @@ def replay(capsys: pytest.CaptureFixture[str], path: Path, *flags: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.fixture(scope="module")
-def dev_rows() -> list[dict]:
-    # Replaying is the slow part; the leakage test and the row checks share one run.
+def _json_replay(*argv: str) -> dict | list:
     import contextlib
     import io
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["replay", str(DEV), "--json", "--per-incident"]) == 0
-    return json.loads(out.getvalue())["rows"]
+        assert main(["replay", *argv, "--json"]) == 0
+    return json.loads(out.getvalue())
 
 
-@pytest.mark.parametrize("path", [DEV, DEV2], ids=["dev", "dev2"])
-def test_both_sides_have_exactly_the_documented_keys_and_never_act_unsafely(capsys, path: Path) -> None:
-    result = replay(capsys, path)
+@pytest.fixture(scope="module")
+def rows_of() -> dict[Path, list[dict]]:
+    # Replaying is the slow part; the leakage test and the row checks share one run per history.
+    return {path: _json_replay(str(path), "--per-incident")["rows"] for path in (DEV, DEV2, DEV3)}
+
+
+@pytest.fixture(scope="module")
+def dev_rows(rows_of: dict[Path, list[dict]]) -> list[dict]:
+    return rows_of[DEV]
+
+
+@pytest.fixture(scope="module")
+def all_three() -> list[dict]:
+    return _json_replay(str(DEV), str(DEV2), str(DEV3))
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["dev", "dev2", "dev3"])
+def test_both_sides_have_exactly_the_documented_keys_and_never_act_unsafely(all_three: list[dict], index: int) -> None:
+    result = all_three[index]
     assert set(result) == {"dataset", "incidents", "on", "off", "lift"}
     assert result["dataset"] == "history.jsonl" and result["incidents"] > 0
     for side in ("on", "off", "lift"):
@@ -47,6 +61,27 @@ def test_both_sides_have_exactly_the_documented_keys_and_never_act_unsafely(caps
     assert result["on"]["unsafe_actionable_rate"] == 0.0
     assert result["off"]["unsafe_actionable_rate"] == 0.0
     assert result["lift"]["precedent_at_1"] > 0.5
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["dev", "dev2", "dev3"])
+def test_memory_never_chooses_runbooks_worse_than_the_catalog_alone(all_three: list[dict], index: int) -> None:
+    result = all_three[index]
+    assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"], result
+
+
+def test_several_histories_give_one_object_each_and_their_mean(all_three: list[dict]) -> None:
+    assert [r["dataset"] for r in all_three] == ["history.jsonl"] * 3 + ["mean"]
+    mean = all_three[-1]
+    assert mean["incidents"] == sum(r["incidents"] for r in all_three[:3])
+    for metric in METRICS:
+        assert mean["on"][metric] == pytest.approx(sum(r["on"][metric] for r in all_three[:3]) / 3, abs=1e-4)
+
+
+def test_several_histories_print_a_row_each_and_the_mean(capsys) -> None:
+    assert main(["replay", str(DEV), str(DEV3), "--memory", "on"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("history "):].splitlines()
+    assert [line.split()[0] for line in table[1:]] == [str(DEV.parent / DEV.name), str(DEV3.parent / DEV3.name), "mean"]
 
 
 def test_one_side_has_no_lift_and_rows_only_when_asked(capsys) -> None:
@@ -64,8 +99,11 @@ def test_rows_are_per_incident_and_side(dev_rows: list[dict]) -> None:
     assert all(r["matches"] == [] for r in off)  # memory off remembers nothing
 
 
-def test_shuffling_every_truth_leaves_every_row_unchanged(tmp_path: Path, capsys, dev_rows: list[dict]) -> None:
-    lines = DEV.read_text(encoding="utf-8").splitlines()
+@pytest.mark.parametrize("path", [DEV, DEV2, DEV3], ids=["dev", "dev2", "dev3"])
+def test_shuffling_every_truth_leaves_every_row_unchanged(
+    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]], path: Path
+) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
     events = [(i, json.loads(l)) for i, l in enumerate(lines) if l.strip() and not l.startswith("#")]
     incidents = [(i, e) for i, e in events if e["type"] == "incident"]
     truths = [e.get("truth") for _, e in incidents]
@@ -77,7 +115,7 @@ def test_shuffling_every_truth_leaves_every_row_unchanged(tmp_path: Path, capsys
         lines[i] = json.dumps(e)
     copy = tmp_path / "history.jsonl"
     copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert replay(capsys, copy, "--per-incident")["rows"] == dev_rows
+    assert replay(capsys, copy, "--per-incident")["rows"] == rows_of[path]
 
 
 INCIDENT = {

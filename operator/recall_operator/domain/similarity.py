@@ -164,8 +164,17 @@ class Breakdown:
 
 
 def incident_words(spec: IncidentSpec) -> list[str]:
-    """What an incident says, before anyone knows why: the words that a query and a memory share."""
-    return tokens(" ".join([spec.title, spec.description, *spec.error_signatures, *spec.symptoms]))
+    """What an incident says, before anyone knows why: the words that a query and a memory share.
+
+    The paging service's own name is left out: it is the service term's
+    evidence, and counted again as words (an alert title repeats it, and so
+    does its alert name once split) it makes every incident of a busy service
+    look alike. Leave-one-history-out, this lifted the alert-heavy history's
+    runbook@1 by 0.07 and cost the other two at most 0.02.
+    """
+    own = set(tokens(spec.service))
+    return [w for w in tokens(" ".join([spec.title, spec.description, *spec.error_signatures, *spec.symptoms]))
+            if w not in own]
 
 
 class LexicalScorer:

@@ -19,8 +19,24 @@ STOPWORDS = frozenset(
 )
 
 
+# An identifier written in CamelCase (an alert name such as `EMQXConnectionsDropping`,
+# `OOMKilled`, `InvalidProviderToken`): a capital after a lowercase letter or a
+# digit, or an acronym run into a word.
+_CAMEL = re.compile(r"\b[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*\b")
+_CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])(?=[0-9])")
+
+
+def camel_words(text: str) -> str:
+    """The words of every CamelCase identifier in the text, space-separated.
+
+    An alert bridge page says `MobileApiEdge5xxRatio` where a person writes
+    "5xx ratio at the edge of the mobile API": the words are what they share.
+    """
+    return " ".join(_CAMEL_BREAK.sub(" ", m) for m in _CAMEL.findall(text))
+
+
 def tokens(text: str) -> list[str]:
-    """Lowercase word tokens; compound tokens (`max.poll.interval.ms`) also yield their parts."""
+    """Lowercase word tokens; compound tokens (`max.poll.interval.ms`, `EMQXConnectionsDropping`) also yield their parts."""
     return list(_tokens(text))
 
 
@@ -29,7 +45,8 @@ def tokens(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65_536)
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    for tok in _TOKEN.findall(text.lower()):
+    camel = camel_words(text)
+    for tok in _TOKEN.findall(f"{text} {camel}".lower() if camel else text.lower()):
         parts = [p for p in _SPLIT.split(tok) if p]
         if len(parts) > 1:
             out.append(tok)

@@ -1,0 +1,263 @@
+"""The gate's policy chain, one table per policy, and the failure classes found on unseen histories.
+
+Each policy is a pure function of the gathered evidence that either decides
+or passes (None). The situations below are written for these tests; none is
+copied from a history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from recall_operator.domain import gate
+from recall_operator.domain.catalog import CatalogFit, FixMatch
+from recall_operator.domain.gate import Evidence, Fix
+from recall_operator.domain.models import Runbook
+from recall_operator.domain.recommend import assess
+from recall_operator.domain.similarity import incident_words
+from recall_operator.domain.text import tokens
+from test_domain_builders import T0, context, contradiction, incident, memory, runbook, spec
+
+BASE = Evidence(best=80, novel_bar=55, actionable_bar=60, actionability=70)
+FIX = Fix("fix-a", 80.0, ran_in=("inc-1",))
+FIT = CatalogFit("catalog-b", 0.6, "applies to cart-service; symptoms shared: timeout", ("timeout",))
+
+
+def ev(**changes) -> Evidence:
+    return replace(BASE, **changes)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "decided"),
+    [
+        (ev(best=54), ("novel", None)),
+        (ev(best=54, exploration=FIT), ("novel", "catalog-b")),
+        (ev(best=55), None),
+    ],
+    ids=["under-the-bar", "under-the-bar-with-a-catalog-offer", "at-the-bar"],
+)
+def test_nothing_similar(evidence: Evidence, decided) -> None:
+    got = gate.nothing_similar(evidence)
+    assert (got and (got.mode, got.runbook)) == decided
+
+
+@pytest.mark.parametrize(
+    ("evidence", "decided"),
+    [
+        (ev(fixes=(FIX,), chosen=FIX), None),
+        (ev(fixes=(FIX,), leader_stale="m1", replacement=FIT, replacement_ceiling=40), ("advisory", "catalog-b", 40)),
+        (ev(fixes=(FIX,), leader_stale="m1"), ("advisory", None, 0)),
+    ],
+    ids=["fresh", "stale-with-replacement", "stale-without"],
+)
+def test_remembered_fix_stale(evidence: Evidence, decided) -> None:
+    got = gate.remembered_fix_stale(evidence)
+    assert (got and (got.mode, got.runbook, got.actionability)) == decided
+
+
+MANUAL = Fix(None, 80.0)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "decided"),
+    [
+        (ev(fixes=(FIX,), chosen=FIX), None),
+        (ev(fixes=(MANUAL,), chosen=MANUAL), ("advisory", None)),
+        (ev(fixes=(replace(FIX, blocked="failed before in inc-1"),), chosen=None, replacement=FIT), ("advisory", "catalog-b")),
+    ],
+    ids=["a-runbook", "only-by-hand", "every-fix-blocked"],
+)
+def test_no_runbook_remembered(evidence: Evidence, decided) -> None:
+    got = gate.no_runbook_remembered(evidence)
+    assert (got and (got.mode, got.runbook)) == decided
+
+
+@pytest.mark.parametrize(
+    ("failed", "decided"),
+    [({}, None), ({"fix-a": "inc-7"}, "advisory"), ({"other": "inc-7"}, None)],
+    ids=["nothing-failed", "this-fix-failed", "another-fix-failed"],
+)
+def test_fix_failed_here(failed, decided) -> None:
+    got = gate.fix_failed_here(ev(fixes=(FIX,), chosen=FIX, failed=failed))
+    assert (got and got.mode) == decided
+
+
+@pytest.mark.parametrize(
+    ("state", "decided"), [("open", "advisory"), (None, None)], ids=["open", "none-open"]
+)
+def test_contradiction_open(state, decided) -> None:
+    found = [contradiction("c", {"inc-1": "a", "inc-2": "b"})] if state else []
+    got = gate.contradiction_open(ev(fixes=(FIX,), chosen=FIX, contradictions=found))
+    assert (got and got.mode) == decided
+
+
+@pytest.mark.parametrize(
+    ("runner_up", "decided"),
+    [
+        (None, None),
+        (Fix("fix-b", 79.0, ran_in=("inc-2",)), "advisory"),
+        (Fix("fix-b", 50.0, ran_in=("inc-2",)), None),
+        (Fix("fix-b", 79.0, ran_in=("inc-2",), blocked="stale after migration m"), None),
+    ],
+    ids=["alone", "close-second", "distant-second", "blocked-second"],
+)
+def test_precedents_disagree(runner_up, decided) -> None:
+    fixes = (FIX,) if runner_up is None else (FIX, runner_up)
+    got = gate.precedents_disagree(ev(fixes=fixes, chosen=FIX))
+    assert (got and got.mode) == decided
+
+
+@pytest.mark.parametrize(
+    ("fix", "decided"),
+    [(FIX, None), (Fix("fix-a", 80.0, described=("inc-1",)), ("advisory", "catalog"))],
+    ids=["ran-before", "only-describes-a-manual-fix"],
+)
+def test_fix_from_catalog_only(fix: Fix, decided) -> None:
+    got = gate.fix_from_catalog_only(ev(fixes=(fix,), chosen=fix))
+    assert (got and (got.mode, got.source)) == decided
+
+
+@pytest.mark.parametrize(("score", "decided"), [(59, "advisory"), (60, None)], ids=["under", "at"])
+def test_below_actionable_bar(score: int, decided) -> None:
+    got = gate.below_actionable_bar(ev(fixes=(FIX,), chosen=FIX, actionability=score))
+    assert (got and got.mode) == decided
+
+
+def test_the_chain_ends_in_act_and_the_first_policy_that_decides_wins() -> None:
+    assert gate.decide(ev(fixes=(FIX,), chosen=FIX)).mode == "actionable"
+    both = ev(fixes=(FIX,), chosen=FIX, failed={"fix-a": "inc-7"}, actionability=10)
+    assert gate.decide(both).policy == "fix_failed_here"  # it comes before the actionability bar
+    assert gate.decide(both, chain=[gate.below_actionable_bar]).policy == "below_actionable_bar"
+    assert gate.CHAIN[-1] is gate.act
+
+
+# --------------------------------------------------------------- the failure classes
+
+
+def described_runbook(name: str, title: str, step: str, command: list[str]) -> Runbook:
+    return Runbook.model_validate({"name": name, "spec": {
+        "title": title, "services": ["orders-db"], "symptoms": ["disk-pressure"],
+        "steps": [{"name": step, "image": "postgres:16", "command": command}],
+    }})
+
+
+WAL_TEXT = {
+    "title": "orders-db disk filling, WAL directory growing",
+    "description": "pg_wal grew from 20 GiB to 180 GiB overnight; writes will stop when the volume fills",
+    "symptoms": ["disk-pressure", "storage-growth"],
+}
+SLOT_RUNBOOK = described_runbook(
+    "orders-db-drop-abandoned-slot", "Drop an abandoned logical replication slot that pins WAL",
+    "drop-inactive-replication-slot", ["psql", "-c", "SELECT pg_drop_replication_slot('$(SLOT)')"],
+)
+VACUUM_RUNBOOK = described_runbook(
+    "orders-db-vacuum-bloat", "Vacuum bloated tables after a mass delete", "vacuum-full", ["vacuumdb", "--full"],
+)
+
+
+def test_a_failure_fixed_by_hand_is_answered_with_the_runbook_written_for_that_fix() -> None:
+    by_hand = memory(
+        "inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+        res=None, actions=[("dropped the inactive replication slot cdc_orders by hand with pg_drop_replication_slot",
+                            "succeeded")],
+    )
+    ctx = context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK])
+    rec = assess(incident(service="orders-db", **WAL_TEXT), [by_hand], ctx).recommendation
+    assert (rec.mode, rec.runbook, rec.source) == ("advisory", "orders-db-drop-abandoned-slot", "catalog")
+    assert any("describes the manual fix of inc-1" in r for r in rec.reasons)
+
+
+def test_a_manual_fix_no_runbook_describes_leaves_no_runbook() -> None:
+    by_hand = memory("inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+                     actions=[("asked the storage team to extend the volume", "succeeded")])
+    rec = assess(incident(service="orders-db", **WAL_TEXT), [by_hand], context(catalog=[VACUUM_RUNBOOK])).recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", None)
+
+
+def test_a_manual_precedent_and_a_runbook_precedent_of_one_fix_agree() -> None:
+    by_hand = memory("inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+                     actions=[("dropped the inactive replication slot by hand with pg_drop_replication_slot", "succeeded")])
+    with_runbook = memory("inc-2", service="orders-db", runbook=SLOT_RUNBOOK.name,
+                          resolved_at=T0 + timedelta(days=9), **WAL_TEXT)
+    rec = assess(incident(service="orders-db", **WAL_TEXT), [by_hand, with_runbook],
+                 context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK])).recommendation
+    assert rec.runbook == SLOT_RUNBOOK.name and rec.source == "memory"
+    assert not any(w.startswith("precedents disagree") for w in rec.warnings)
+
+
+LAG = {"symptoms": ["consumer-lag"], "title": "orders consumers lagging behind"}
+SCALE = runbook("orders-scale-consumers", ["kafka-orders"], ["consumer-lag"])
+BATCH = runbook("orders-bigger-batches", ["kafka-orders"], ["consumer-lag"])
+
+
+def lag_history():
+    surge = memory(
+        "inc-1", service="kafka-orders", runbook=SCALE.name, resolved_at=T0,
+        description="input doubled after the sale started; the database kept up",
+        **LAG,
+    )
+    slow_db = memory(
+        "inc-2", service="kafka-orders", runbook=BATCH.name, resolved_at=T0 + timedelta(days=20),
+        actions=[(f"run runbook {SCALE.name}", "failed"), (f"run runbook {BATCH.name}", "succeeded")],
+        description="inserts rejected by the database with too many parts; small batches",
+        res=None, **LAG,
+    )
+    c = contradiction("orders-lag", {
+        "inc-1": "more consumers cleared the lag: input had doubled and the database kept up",
+        "inc-2": "more consumers made it worse: the database was rejecting small inserts; bigger batches fixed it",
+    }, state="reconciled")
+    return [surge, slow_db], c
+
+
+def test_a_contradiction_answers_with_the_side_whose_conditions_this_incident_shows() -> None:
+    history, c = lag_history()
+    ctx = context(catalog=[SCALE, BATCH], contradictions=[c])
+    surge = incident(service="kafka-orders", description="input doubled after a promotion; the database keeps up", **LAG)
+    rec = assess(surge, history, ctx).recommendation
+    # The older side wins: its conditions are this incident's, and its fix's
+    # failure belongs to the other condition, so it does not block it.
+    assert rec.runbook == SCALE.name
+    assert any("resembles the side of inc-1" in r for r in rec.reasons)
+    rejected = incident(service="kafka-orders", description="the database rejects small inserts: too many parts", **LAG)
+    assert assess(rejected, history, ctx).recommendation.runbook == BATCH.name
+
+
+def test_an_open_contradiction_stays_advisory_whichever_side_is_nearer() -> None:
+    history, c = lag_history()
+    still_open = contradiction("orders-lag", {m: "claim" for m in c.spec.memories})
+    surge = incident(service="kafka-orders", description="input doubled after a promotion; the database keeps up", **LAG)
+    rec = assess(surge, history, context(catalog=[SCALE, BATCH], contradictions=[still_open])).recommendation
+    assert rec.mode == "advisory" and any(w.startswith("open contradiction") for w in rec.warnings)
+
+
+def test_a_terse_alert_shares_its_alert_name_words_with_a_person_s_report() -> None:
+    alert = spec("device-gateway", title="[FIRING:1] BrokerConnectionsDropping device-gateway",
+                 description="connected clients -9% in 10m")
+    report = spec("device-gateway", title="Hubs dropping their broker connections every few minutes",
+                  description="Connections drop and come back; clients reconnect in a loop")
+    shared = set(incident_words(alert)) & set(incident_words(report))
+    assert {"connections", "dropping", "broker"} <= shared
+    assert {"oom", "killed"} <= set(tokens("OOMKilled")) and "5xx" in tokens("EdgeRatio5xxHigh")
+
+
+def test_the_paging_service_s_name_is_not_counted_as_words() -> None:
+    # Two failures on one service share its name in every title: that is the
+    # service term's business, not evidence that they are the same failure.
+    words = incident_words(spec("rules-engine", title="rules-engine queue backlog", description="rules-engine slow"))
+    assert "rules" not in words and "engine" not in words and {"queue", "backlog", "slow"} <= set(words)
+
+
+def test_look_alikes_on_one_service_are_told_apart_by_the_words_that_differ() -> None:
+    restart = memory("inc-1", service="cart-service", runbook="cart-restart",
+                     title="cart-service pods stuck after cart-service config reload",
+                     description="cart-service workers hang on a stale config; restarting them clears it")
+    replace_node = memory("inc-2", service="cart-service", runbook="cart-replace-node",
+                          title="cart-service slow on one node with a failing disk",
+                          description="cart-service pods on one node see io errors from a failing disk")
+    new = incident(service="cart-service", title="cart-service slow, io errors on one node",
+                   description="one node reports a failing disk; cart-service pods there are slow")
+    result = assess(new, [restart, replace_node], context())
+    assert result.matches[0].incident == "inc-2"
