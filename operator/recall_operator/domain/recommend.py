@@ -330,8 +330,9 @@ def gather(
         backers = [*ran_in[rb], *described_by[rb]]
         near_bar = max(settings.novel_bar, max(s.similarity for s in backers) - settings.evidence_window)
         close = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
-        if rb in failed_before([*close, *(s.memory for s in linked)], [rb]):
-            blocked[rb] = f"failed before in {failed[rb]}"
+        failed_near = failed_before([*close, *(s.memory for s in linked)], [rb])
+        if rb in failed_near:
+            blocked[rb] = f"failed before in {failed_near[rb]}"
     for rb, why in blocked.items():
         if rb is not None:
             reasons.append(f"precedents used runbook {rb}, but it is {why}")
