@@ -261,3 +261,16 @@ def test_look_alikes_on_one_service_are_told_apart_by_the_words_that_differ() ->
                    description="one node reports a failing disk; cart-service pods there are slow")
     result = assess(new, [restart, replace_node], context())
     assert result.matches[0].incident == "inc-2"
+
+
+def test_a_runbook_nearly_as_well_supported_beats_a_manual_fix_nothing_describes() -> None:
+    one_off = memory("inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+                     actions=[("asked the storage team to extend the volume", "succeeded")])
+    with_runbook = memory("inc-2", service="orders-db", runbook=SLOT_RUNBOOK.name, resolved_at=T0 + timedelta(days=3),
+                          **{**WAL_TEXT, "symptoms": ["disk-pressure"]})
+    result = assess(incident(service="orders-db", **WAL_TEXT), [one_off, with_runbook],
+                    context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK]))
+    assert [m.incident for m in result.matches[:2]] == ["inc-1", "inc-2"]  # the manual fix is the closer one
+    rec = result.recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", SLOT_RUNBOOK.name)
+    assert any(w.startswith("precedents disagree: a manual fix") for w in rec.warnings)

@@ -160,7 +160,7 @@ def precedents_disagree(e: Evidence) -> Decision | None:
     if e.chosen is None or len(usable) < 2:
         return None
     runner_up = next(f for f in usable if f is not e.chosen)
-    if runner_up.support < e.disagreement_share * e.chosen.support:
+    if runner_up.support < e.disagreement_share * max(e.chosen.support, usable[0].support):
         return None
     warning = (
         f"precedents disagree: {runner_up.runbook or 'a manual fix'} has almost as much support as "

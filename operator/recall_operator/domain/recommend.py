@@ -342,7 +342,15 @@ def gather(
             blocked.get(rb))
         for rb, w in sorted(support.items(), key=lambda kv: -kv[1])
     )
-    chosen = next((f for f in fixes if f.blocked is None), None)
+    usable = [f for f in fixes if f.blocked is None]
+    chosen = usable[0] if usable else None
+    # A manual fix that no runbook describes is no advice to act on. When a
+    # runbook has nearly as much support, it is what a person should see;
+    # the disagreement keeps it advisory.
+    runbooks = [f for f in usable if f.runbook is not None]
+    if chosen is not None and chosen.runbook is None and runbooks:
+        if runbooks[0].support >= settings.disagreement_share * chosen.support:
+            chosen = runbooks[0]
     leader = fixes[0] if fixes else None
     names = [s.memory.incident for s in members] + [s.memory.incident for s in linked]
 
