@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local Kubernetes control plane that the tests and the demo run:
 # kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, etcd, kwok;
-# and helm, for the chart tests.
+# and helm, kubeconform and kube-score, for the chart tests.
 #
 # Sources come from the Go module proxy through the modules under testbin/
 # (one go.mod per tool, versions pinned there). Binaries go to a cache
@@ -102,17 +102,23 @@ done
 etcd_version=$(modversion "$testbin/etcd/go.mod" go.etcd.io/etcd/server/v3)
 kwok_version=$(modversion "$testbin/kwok/go.mod" sigs.k8s.io/kwok)
 helm_version=$(modversion "$testbin/helm/go.mod" helm.sh/helm/v3)
+kubeconform_version=$(modversion "$testbin/kubeconform/go.mod" github.com/yannh/kubeconform)
+kube_score_version=$(modversion "$testbin/kube-score/go.mod" github.com/zegl/kube-score)
 
 # The small ones first, so a failure there shows quickly.
 build "$testbin/etcd" "" etcd=go.etcd.io/etcd/server/v3
 build "$testbin/kwok" "" kwok=sigs.k8s.io/kwok/cmd/kwok
 build "$testbin/helm" "-X helm.sh/helm/v3/internal/version.version=$helm_version" \
     helm=helm.sh/helm/v3/cmd/helm
+# The validators a platform team runs on a chart (tests/integration/test_chart_validators.py).
+build "$testbin/kubeconform" "" kubeconform=github.com/yannh/kubeconform/cmd/kubeconform
+build "$testbin/kube-score" "" kube-score=github.com/zegl/kube-score/cmd/kube-score
 build "$testbin/kube" "$k8s_ldflags" \
     kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
     kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
     kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \
     kubectl=k8s.io/kubernetes/cmd/kubectl
 
-printf 'k8s %s\netcd %s\nkwok %s\nhelm %s\n' "$k8s_version" "$etcd_version" "$kwok_version" "$helm_version" >"$dir/versions"
+printf 'k8s %s\netcd %s\nkwok %s\nhelm %s\nkubeconform %s\nkube-score %s\n' "$k8s_version" "$etcd_version" \
+    "$kwok_version" "$helm_version" "$kubeconform_version" "$kube_score_version" >"$dir/versions"
 echo "$dir"

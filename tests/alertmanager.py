@@ -3,7 +3,8 @@
 It listens on loopback on a free port, with clustering off, its storage in a
 temporary directory, and one route: every alert goes to a webhook receiver
 (the bridge) with short group and repeat intervals, so notifications and
-repeats arrive within seconds.
+repeats arrive within seconds. ``http_config`` is the webhook receiver's own
+(for instance ``{"authorization": {"credentials_file": path}}``).
 
     with Alertmanager(webhook_url="http://127.0.0.1:8080/alerts") as am:
         am.post_alerts([{"labels": {...}, "annotations": {...}}])
@@ -44,7 +45,8 @@ def find_binary() -> str:
     )
 
 
-def config_yaml(webhook_url: str, *, group_wait: str, group_interval: str, repeat_interval: str) -> str:
+def config_yaml(webhook_url: str, *, group_wait: str, group_interval: str, repeat_interval: str,
+                http_config: dict[str, Any] | None = None) -> str:
     # group_by fingerprint-level labels so each test alert is its own group and
     # its own notification, which keeps the counts in the tests simple.
     config = {
@@ -58,7 +60,8 @@ def config_yaml(webhook_url: str, *, group_wait: str, group_interval: str, repea
         "receivers": [
             {
                 "name": "bridge",
-                "webhook_configs": [{"url": webhook_url, "send_resolved": True}],
+                "webhook_configs": [{"url": webhook_url, "send_resolved": True,
+                                     **({"http_config": http_config} if http_config else {})}],
             }
         ],
     }
@@ -73,6 +76,7 @@ class Alertmanager:
         group_wait: str = "1s",
         group_interval: str = "1s",
         repeat_interval: str = "2s",
+        http_config: dict[str, Any] | None = None,
     ) -> None:
         self.webhook_url = webhook_url
         self.port = free_port()
@@ -86,6 +90,7 @@ class Alertmanager:
                 group_wait=group_wait,
                 group_interval=group_interval,
                 repeat_interval=repeat_interval,
+                http_config=http_config,
             )
         )
         self._proc: subprocess.Popen[bytes] | None = None

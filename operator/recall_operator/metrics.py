@@ -9,8 +9,12 @@ from `recall run --metrics-port N`.
 - ``/healthz`` (liveness): 200 while the operator's event loop answers; the
   server runs in that very loop, so a wedged loop fails the probe.
 - ``/readyz`` (readiness): 200 once Kopf's start-up handlers ran (Kopf's
-  ready flag) and the memory backend was opened (``memo.memory``); 503 with
-  the reason until then.
+  ready flag), the memory backend was opened (``memo.memory``) and one list
+  of every kind Kopf watches, in every namespace it watches, succeeded with
+  the operator's credentials; 503 with the reason until then. The kinds and
+  namespaces are the ones Kopf resolved (its ``Insights``), so a missing CRD,
+  a missing RBAC rule or an unreachable API server keeps the pod unready
+  instead of taking traffic it cannot serve.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -62,10 +67,37 @@ RECONCILE_ERRORS = Counter(
     "recall_reconcile_errors", "Reconciles that failed (the re-evaluation loop retries them)", registry=REGISTRY,
 )
 
+# Backlog figures, recomputed from the cluster every BACKLOG_INTERVAL_S (see `watch_backlog`):
+# what the alert rules need that no single handler run sees.
+EXECUTIONS = Gauge(
+    "recall_executions", "Incidents whose approved plan is not finished, by execution state",
+    ["state"], registry=REGISTRY,
+)
+EXECUTION_OLDEST_SECONDS = Gauge(
+    "recall_execution_oldest_seconds",
+    "Seconds the longest-waiting unfinished execution has been in its current state, by state",
+    ["state"], registry=REGISTRY,
+)
+APPROVALS_EXPIRED_PENDING = Gauge(
+    "recall_approvals_expired_pending",
+    "Approvals still Pending after their status.expiresAt (not enough other approvers came)",
+    registry=REGISTRY,
+)
+BACKLOG_INTERVAL_S = 30.0
+EXECUTION_STATES = ("Running",)
+FINISHED_EXECUTIONS = frozenset({"Succeeded", "Failed", "RolledBack", "Stopped"})
+
 for _mode in MODES:
     INCIDENTS_TRIAGED.labels(_mode)
 for _decision in APPROVAL_DECISIONS:
     APPROVALS.labels(_decision)
+# Every phase and result from the start, so rules and dashboards see 0 rather than no series.
+for _phase in ("dryrun", "run", "rollback"):
+    for _result in ("succeeded", "failed"):
+        JOBS.labels(_phase, _result)
+for _state in EXECUTION_STATES:
+    EXECUTIONS.labels(_state)
+    EXECUTION_OLDEST_SECONDS.labels(_state)
 
 _lock = threading.Lock()
 _outbox: set[str] = set()
@@ -148,16 +180,153 @@ def render() -> bytes:
 # -- the HTTP endpoint ---------------------------------------------------------
 
 
-def readiness(ready: asyncio.Event | None, memo: Mapping[str, Any] | None) -> tuple[bool, str]:
+class FirstLists:
+    """Whether one list of each kind the operator watches has succeeded, and which is still missing."""
+
+    def __init__(self) -> None:
+        self.done = asyncio.Event()
+        self.missing = "not started"
+
+
+def readiness(ready: asyncio.Event | None, memo: Mapping[str, Any] | None,
+              lists: FirstLists | None = None) -> tuple[bool, str]:
     """Whether the operator is ready, and why not."""
     if ready is None or not ready.is_set():
         return False, "the operator's start-up handlers have not finished"
     if memo is None or memo.get("memory") is None:
         return False, "the memory backend is not open"
+    if lists is not None and not lists.done.is_set():
+        return False, f"the first list of each watched kind has not finished: {lists.missing}"
     return True, "ready"
 
 
-def create_app(ready: asyncio.Event | None = None, memo: Mapping[str, Any] | None = None) -> Any:
+class ListFailed(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _list_once(api: Any, resource: Any, namespace: str | None) -> None:
+    # limit=1: the request (authentication, RBAC, the served CRD) is what matters, not the objects.
+    path, query = resource.get_url(namespace=namespace), [("limit", "1")]
+    if hasattr(api, "param_serialize"):  # the client generated since kubernetes 35
+        request = api.param_serialize("GET", path, query_params=query, auth_settings=["BearerToken"])
+        response = api.call_api(*request, _request_timeout=10)
+        response.read()
+        if not 200 <= response.status < 300:
+            raise ListFailed(response.status)
+    else:
+        api.call_api(path, "GET", query_params=query, auth_settings=["BearerToken"], response_type="object",
+                     _return_http_data_only=True, _request_timeout=10)
+
+
+async def list_watched_kinds(ready: asyncio.Event, insights: Any, lists: FirstLists,
+                             api_factory: Any = None, retry_s: float = 2.0) -> None:
+    """List every kind in `insights` once per watched namespace, retrying until each answers."""
+    await ready.wait()
+    await insights.ready_resources.wait()
+    await insights.ready_namespaces.wait()
+    if api_factory is None:
+        from recall_operator.kube.client import api_client as api_factory
+    api = await asyncio.to_thread(api_factory)
+    try:
+        pending = {(r, ns if r.namespaced else None)
+                   for r in insights.watched_resources | insights.indexed_resources
+                   for ns in (insights.namespaces or {None})}
+        while pending:
+            for resource, ns in sorted(pending, key=lambda p: (str(p[0]), p[1] or "")):
+                where = f"{resource.plural}.{resource.group or 'core'}" + (f" in {ns}" if ns else "")
+                try:
+                    await asyncio.to_thread(_list_once, api, resource, ns)
+                except Exception as exc:  # 403, 404 (no CRD), connection errors: say which and retry
+                    lists.missing = f"{where}: {getattr(exc, 'status', None) or type(exc).__name__}"
+                    continue
+                pending.discard((resource, ns))
+            if pending:
+                await asyncio.sleep(retry_s)
+        lists.missing = ""
+        lists.done.set()
+        log.info("ready: listed every watched kind once")
+    finally:
+        api.close()
+
+
+def _parse_time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def backlog(incidents: Iterable[Mapping[str, Any]], approvals: Iterable[Mapping[str, Any]], now: datetime
+            ) -> tuple[dict[str, int], dict[str, float], int]:
+    """Unfinished executions by state, the oldest one's seconds in its state, and lapsed Pending approvals."""
+    counts: dict[str, int] = {s: 0 for s in EXECUTION_STATES}
+    oldest: dict[str, float] = {s: 0.0 for s in EXECUTION_STATES}
+    for inc in incidents:
+        status = inc.get("status") or {}
+        state = str((status.get("execution") or {}).get("state") or "")
+        if not state or state in FINISHED_EXECUTIONS:
+            continue
+        counts[state] = counts.get(state, 0) + 1
+        # The Executing condition turned True when the execution entered its current state.
+        since = next((_parse_time(c.get("lastTransitionTime")) for c in status.get("conditions") or []
+                      if c.get("type") == "Executing"), None)
+        if since is not None:
+            oldest[state] = max(oldest.get(state, 0.0), (now - since).total_seconds())
+    lapsed = 0
+    for approval in approvals:
+        status = approval.get("status") or {}
+        expires = _parse_time(status.get("expiresAt")) if status.get("expiresAt") else None
+        if status.get("state") == "Pending" and expires is not None and expires <= now:
+            lapsed += 1
+    return counts, oldest, lapsed
+
+
+def _list_items(api: Any, plural: str, namespaces: Iterable[str | None]) -> list[dict[str, Any]]:
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api)
+    items: list[dict[str, Any]] = []
+    for ns in namespaces:
+        if ns is None:
+            got = custom.list_cluster_custom_object("recall.dev", "v1alpha1", plural, _request_timeout=30)
+        else:
+            got = custom.list_namespaced_custom_object("recall.dev", "v1alpha1", ns, plural, _request_timeout=30)
+        items.extend(got.get("items") or [])
+    return items
+
+
+async def watch_backlog(ready: asyncio.Event, insights: Any, interval_s: float = BACKLOG_INTERVAL_S,
+                        api_factory: Any = None) -> None:
+    """Every `interval_s`, recompute the backlog gauges from the Incidents and Approvals the operator serves."""
+    await ready.wait()
+    await insights.ready_namespaces.wait()
+    if api_factory is None:
+        from recall_operator.kube.client import api_client as api_factory
+    api = await asyncio.to_thread(api_factory)
+    try:
+        while True:
+            namespaces = sorted(insights.namespaces or {None}, key=lambda n: n or "")
+            try:
+                incidents = await asyncio.to_thread(_list_items, api, "incidents", namespaces)
+                approvals = await asyncio.to_thread(_list_items, api, "approvals", namespaces)
+            except Exception as exc:  # an API hiccup leaves the last figures; the next round retries
+                log.warning("backlog figures not refreshed: %s", getattr(exc, "status", None) or type(exc).__name__)
+            else:
+                counts, oldest, lapsed = backlog(incidents, approvals, datetime.now(timezone.utc))
+                for state, n in counts.items():
+                    EXECUTIONS.labels(state).set(n)
+                for state, age in oldest.items():
+                    EXECUTION_OLDEST_SECONDS.labels(state).set(age)
+                APPROVALS_EXPIRED_PENDING.set(lapsed)
+            await asyncio.sleep(interval_s)
+    finally:
+        api.close()
+
+
+def create_app(ready: asyncio.Event | None = None, memo: Mapping[str, Any] | None = None,
+               lists: FirstLists | None = None) -> Any:
     from aiohttp import web
 
     async def metrics(_: web.Request) -> web.Response:
@@ -167,7 +336,7 @@ def create_app(ready: asyncio.Event | None = None, memo: Mapping[str, Any] | Non
         return web.json_response({"ok": True})
 
     async def readyz(_: web.Request) -> web.Response:
-        ok, why = readiness(ready, memo)
+        ok, why = readiness(ready, memo, lists)
         return web.json_response({"ready": ok, "reason": why}, status=200 if ok else 503)
 
     app = web.Application()
@@ -184,17 +353,27 @@ async def mark_memory_when_ready(ready: asyncio.Event, memo: Mapping[str, Any]) 
 
 
 async def serve(port: int, ready: asyncio.Event | None = None, memo: Mapping[str, Any] | None = None,
-                host: str = "0.0.0.0") -> None:
-    """Serve /metrics, /healthz and /readyz on host:port until cancelled."""
+                host: str = "0.0.0.0", insights: Any = None) -> None:
+    """Serve /metrics, /healthz and /readyz on host:port until cancelled.
+
+    With Kopf's `insights`, /readyz also waits for one list of every watched kind.
+    """
     from aiohttp import web
 
-    runner = web.AppRunner(create_app(ready, memo), access_log=None)
+    lists = FirstLists() if insights is not None and ready is not None else None
+    runner = web.AppRunner(create_app(ready, memo, lists), access_log=None)
     await runner.setup()
+    lister = None
     try:
         await web.TCPSite(runner, host, port).start()
         log.info("metrics and probes on %s:%d (/metrics, /healthz, /readyz)", host, port)
+        if lists is not None and ready is not None:
+            lister = asyncio.gather(list_watched_kinds(ready, insights, lists), watch_backlog(ready, insights))
         if ready is not None and memo is not None:
             await mark_memory_when_ready(ready, memo)
         await asyncio.Event().wait()
     finally:
+        if lister is not None:
+            lister.cancel()
+            await asyncio.gather(lister, return_exceptions=True)
         await runner.cleanup()

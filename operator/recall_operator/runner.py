@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import ipaddress
 import logging
 import os
 import re
@@ -84,13 +85,25 @@ async def run_operator(args: argparse.Namespace) -> None:
         else:
             bridge_ns = bridge_namespace(args)
             logging.info(f"the alert bridge opens Incidents in namespace {bridge_ns}")
-            tasks.append(asyncio.create_task(serve(args.bridge_port, bridge_ns)))
+            tasks.append(asyncio.create_task(
+                serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file)))
     # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
     memo = kopf.Memo(memory_settings=memory)
     ready = asyncio.Event()
+    # Kopf's own record of the kinds and namespaces it watches; /readyz lists each once.
+    # Kopf does not export the class, so it is taken from where Kopf keeps it.
+    from kopf._cogs.structs.references import Insights
+
+    insights = Insights()
     if args.metrics_port is not None:
         metrics.count_handler_errors()
-        tasks.append(asyncio.create_task(metrics.serve(args.metrics_port, ready, memo)))
+        tasks.append(asyncio.create_task(metrics.serve(args.metrics_port, ready, memo, insights=insights)))
+    if args.panel_port is not None:
+        # panel: the read-only memory panel, reading with the operator's own identity.
+        from recall_operator.panel.server import serve as panel_serve
+
+        shown = [] if args.all_namespaces else list(args.namespace)
+        tasks.append(asyncio.create_task(panel_serve(args.panel_port, shown, args.panel_host)))
     operator = kopf.operator(
         standalone=args.peering is None,
         peering_name=args.peering,
@@ -98,6 +111,7 @@ async def run_operator(args: argparse.Namespace) -> None:
         namespaces=args.namespace or [],
         ready_flag=ready,
         memo=memo,
+        insights=insights,
     )
     # metrics: the servers beside Kopf end with it (a SIGINT/SIGTERM stops Kopf, not them),
     # and a server that fails (port taken) stops the process instead of running on without it.
@@ -115,6 +129,35 @@ async def run_operator(args: argparse.Namespace) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def loopback_only(host: str) -> bool:
+    """Whether binding `host` keeps the port on this machine (an empty host binds every address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bridge_exposure_problem(args: argparse.Namespace) -> str | None:
+    """Why the bridge's flags are refused, or None: anyone who reaches it opens Incidents as the operator."""
+    if args.bridge_port is None:
+        return None
+    path = args.bridge_token_file
+    if path is None:
+        if loopback_only(args.bridge_host):
+            return None
+        return f"--bridge-host {args.bridge_host or '(every address)'} is reachable from other hosts: " \
+               "give --bridge-token-file"
+    try:
+        with open(path, "rb") as fh:
+            if not fh.read().strip():
+                return f"--bridge-token-file {path} is empty"
+    except OSError as exc:
+        return f"--bridge-token-file {path} cannot be read: {exc.strerror}"
+    return None
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help="run the operator against the current kubeconfig")
     p.add_argument("--namespace", "-n", action="append", default=[], help="watch this namespace (repeatable)")
@@ -124,10 +167,20 @@ def register(subparsers: Any) -> None:
                    help="the embedded store's SQLite file")
     p.add_argument("--hindsight-url", default=os.environ.get(ENV_HINDSIGHT_URL))
     p.add_argument("--bridge-port", type=int, default=None, help="serve the Alertmanager webhook on this port")
+    p.add_argument("--bridge-host", default="127.0.0.1",
+                   help="the address the bridge binds (default 127.0.0.1; 0.0.0.0 in a pod, so that a Service "
+                        "reaches it); any address but loopback needs --bridge-token-file")
+    p.add_argument("--bridge-token-file", default=None,
+                   help="a file holding the bearer token POST /alerts must carry (a mounted Secret); "
+                        "re-read when it changes")
     p.add_argument("--bridge-namespace", default=None,
                    help="where the bridge opens Incidents (default: the first --namespace; with -A, 'default')")
     p.add_argument("--metrics-port", type=int, default=None,
                    help="serve /metrics (Prometheus), /healthz (liveness) and /readyz (readiness) on this port")
+    p.add_argument("--panel-port", type=int, default=None,
+                   help="serve the read-only memory panel on this port (off by default)")
+    p.add_argument("--panel-host", default="127.0.0.1",
+                   help="the address the panel binds (default 127.0.0.1: reach it with kubectl port-forward)")
     p.add_argument("--log-format", choices=logs.FORMATS, default="text",
                    help="text, or json: one object per line with time, level, logger, message, incident")
     p.add_argument("--peering", default=None,
@@ -147,6 +200,10 @@ def main(args: argparse.Namespace) -> int:
     if ns is not None and not args.all_namespaces and ns not in args.namespace:
         # Incidents opened where no one watches would never be triaged.
         print(f"recall run: --bridge-namespace {ns} is not watched; add --namespace {ns} or use -A", file=sys.stderr)
+        return 2
+    problem = bridge_exposure_problem(args)
+    if problem:
+        print(f"recall run: {problem}", file=sys.stderr)
         return 2
     logs.configure(args.log_format, logging.DEBUG if args.verbose else logging.INFO)
     try:

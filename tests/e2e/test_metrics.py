@@ -43,6 +43,22 @@ INCIDENT = {
 }
 
 
+CHART_FILES = Path(__file__).resolve().parents[2] / "helm" / "recall-operator" / "files"
+
+
+def monitored_series() -> set[str]:
+    """The recall_* series the alert rules and the dashboard query."""
+    import re
+
+    import yaml
+
+    exprs = [r["expr"] for g in yaml.safe_load((CHART_FILES / "prometheus-rules.yaml").read_text())["groups"]
+             for r in g["rules"]]
+    dashboard = json.loads((CHART_FILES / "dashboard.json").read_text())
+    exprs += [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    return {m for e in exprs for m in re.findall(r"\brecall_[a-z_]+", e)}
+
+
 def until(what: str, check: Callable[[], Any], deadline: float = DEADLINE_S) -> Any:
     end = time.monotonic() + deadline
     last: Any = None
@@ -126,6 +142,10 @@ def test_prometheus_scrapes_the_operator_and_probes_and_json_logs_work(
     code, text = http_get(f"{op.url}/metrics")
     assert code == 200
     assert f'recall_incidents_triaged_total{{mode="{rec["mode"]}"}} 1.0' in text
+    # Every series the chart's alert rules and Grafana dashboard name is in this real scrape.
+    exported = {line.split("{")[0].split(" ")[0] for line in text.splitlines() if line and not line.startswith("#")}
+    named = monitored_series()
+    assert named and named <= exported, f"named by the rules or dashboard, not exported: {sorted(named - exported)}"
 
     with Prometheus(tmp_path / "prometheus", [f"127.0.0.1:{op.port}"]) as prom:
         def series(promql: str) -> list[dict[str, Any]]:
@@ -175,6 +195,46 @@ def test_readiness_needs_startup_done_and_memory_open() -> None:
     assert metrics.readiness(ready, memo) == (False, "the memory backend is not open")
     memo.memory = object()
     assert metrics.readiness(ready, memo) == (True, "ready")
+    lists = metrics.FirstLists()
+    assert metrics.readiness(ready, memo, lists)[0] is False
+    lists.done.set()
+    assert metrics.readiness(ready, memo, lists) == (True, "ready")
+
+
+async def test_readyz_waits_for_one_list_of_each_watched_kind(cluster: Any, namespace: str) -> None:
+    """On the real API server: a kind that cannot be listed (no CRD) keeps /readyz false and is named."""
+    import asyncio
+
+    from kopf._cogs.structs.references import Insights, Resource
+
+    def insights_for(*plurals: str) -> Insights:
+        insights = Insights()
+        insights.watched_resources.update(Resource("recall.dev", "v1alpha1", p, namespaced=True) for p in plurals)
+        insights.namespaces.add(namespace)
+        insights.ready_resources.set()
+        insights.ready_namespaces.set()
+        return insights
+
+    ready, memo = asyncio.Event(), kopf.Memo()
+    ready.set()
+    memo.memory = object()
+    stuck = metrics.FirstLists()
+    task = asyncio.create_task(metrics.list_watched_kinds(ready, insights_for("incidents", "nothings"), stuck,
+                                                          retry_s=0.1))
+    try:
+        for _ in range(300):
+            if "nothings" in stuck.missing:
+                break
+            await asyncio.sleep(0.1)
+        ok, why = metrics.readiness(ready, memo, stuck)
+        assert not ok and why.endswith(f"nothings.recall.dev in {namespace}: 404"), why
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    listed = metrics.FirstLists()
+    await asyncio.wait_for(metrics.list_watched_kinds(ready, insights_for("incidents", "runbooks", "approvals"),
+                                                      listed, retry_s=0.1), timeout=60)
+    assert metrics.readiness(ready, memo, listed) == (True, "ready")
 
 
 def test_a_finished_job_is_counted_once() -> None:
@@ -210,3 +270,23 @@ def test_json_lines_carry_the_object_kopf_logs_for() -> None:
     assert first["incident"] == "ns1/inc-7" and first["kind"] == "Incident" and first["message"] == "hello there"
     assert first["level"] == "INFO" and first["logger"] == "kopf.objects" and first["time"].endswith("+00:00")
     assert "incident" not in second
+
+
+def test_backlog_counts_unfinished_executions_and_lapsed_approvals() -> None:
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+    def incident(state: str | None, since: str | None) -> dict[str, Any]:
+        status: dict[str, Any] = {"execution": {"state": state}} if state else {}
+        if since:
+            status["conditions"] = [{"type": "Executing", "status": "True", "lastTransitionTime": since}]
+        return {"status": status}
+
+    incidents = [incident("Running", "2026-01-01T11:00:00Z"), incident("Running", "2026-01-01T11:50:00Z"),
+                 incident("Succeeded", "2026-01-01T08:00:00Z"), incident(None, None), {"status": None}]
+    approvals = [{"status": {"state": "Pending", "expiresAt": "2026-01-01T11:59:00Z"}},
+                 {"status": {"state": "Pending", "expiresAt": "2026-01-01T12:30:00Z"}},
+                 {"status": {"state": "Accepted", "expiresAt": "2026-01-01T10:00:00Z"}}, {}]
+    counts, oldest, lapsed = metrics.backlog(incidents, approvals, now)
+    assert counts == {"Running": 2} and oldest == {"Running": 3600.0} and lapsed == 1

@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -78,9 +79,15 @@ def run_helm(helm: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_helm_lint_passes(helm: str) -> None:
-    proc = run_helm(helm, "lint", "--strict", str(CHART))
+    proc = run_helm(helm, "lint", "--strict", str(CHART), "--kube-version", render.KUBE_VERSION)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 chart(s) failed" in proc.stdout
+
+
+def test_chart_refuses_kubernetes_before_1_30(helm: str) -> None:
+    # ValidatingAdmissionPolicy v1 is served from 1.30.
+    proc = run_helm(helm, "template", "recall-operator", str(CHART), "--kube-version", "v1.29.9")
+    assert proc.returncode != 0 and "chart requires kubeVersion: >=1.30.0-0" in proc.stderr, proc.stderr
 
 
 def test_template_renders_without_values(helm: str) -> None:
@@ -91,9 +98,20 @@ def test_template_renders_without_values(helm: str) -> None:
     assert deployment["spec"]["replicas"] == 1
     assert container["args"] == ["run", "--all-namespaces", "--memory", "embedded", "--memory-path",
                                  "/var/lib/recall/memory.sqlite3", "--bridge-port", "9094", "--bridge-namespace",
-                                 "recall-system", "--metrics-port", "8080"]
-    for probe in ("livenessProbe", "readinessProbe"):
-        assert container[probe]["httpGet"] == {"path": "/healthz", "port": "metrics"}
+                                 "recall-system", "--bridge-host", "0.0.0.0", "--bridge-token-file",
+                                 "/etc/recall/bridge/token", "--metrics-port", "8080"]
+    # Liveness: the loop answers; readiness: start-up ran, memory is open, each watched kind was listed.
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "metrics"}
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
+    # The bridge's token is a Secret mounted as a file: no Secret RBAC for the operator.
+    token = next(v for v in pod["volumes"] if v["name"] == "bridge-token")
+    assert token["secret"]["secretName"] == "recall-operator-bridge-token"
+    assert token["secret"]["items"] == [{"key": "token", "path": "token"}]
+    assert {"name": "bridge-token", "mountPath": "/etc/recall/bridge", "readOnly": True} in container["volumeMounts"]
+    assert deployment["spec"]["strategy"] == {"type": "Recreate"}  # one writer on the embedded store
+    assert container["image"] == "recall-operator:0.1.0"
+    assert not [d for d in items if d["kind"] in ("PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor",
+                                                  "PrometheusRule", "ConfigMap")]
     sc = container["securityContext"]
     assert sc["runAsNonRoot"] and sc["runAsUser"] == 65532 and sc["readOnlyRootFilesystem"]
     assert sc["capabilities"]["drop"] == ["ALL"] and sc["allowPrivilegeEscalation"] is False
@@ -150,6 +168,54 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     assert {d["metadata"]["name"] for d in peered if d["kind"] == "CustomResourceDefinition"} == {
         "clusterkopfpeerings.kopf.dev", "kopfpeerings.kopf.dev"}
     assert only(peered, "ClusterKopfPeering")["metadata"]["name"] == "recall-operator"
+    # HA: a drain leaves one peer, the pods spread over nodes, a rollout keeps one up.
+    deployment = only(peered, "Deployment")
+    assert deployment["spec"]["strategy"] == {"type": "RollingUpdate",
+                                              "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
+    pdb = only(peered, "PodDisruptionBudget")
+    assert pdb["spec"] == {"minAvailable": 1, "selector": deployment["spec"]["selector"]}
+    spread = deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+    assert [c["topologyKey"] for c in spread] == ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]
+    assert all(c["labelSelector"] == deployment["spec"]["selector"] for c in spread)
+
+
+def test_optional_objects_render(helm: str) -> None:
+    items = docs(render.render_chart(
+        helm, "--set", "networkPolicy.enabled=true", "--set", "networkPolicy.bridgeFrom={monitoring,alerting}",
+        "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.serviceMonitor.labels.release=kps",
+        "--set", "monitoring.prometheusRule.enabled=true", "--set", "monitoring.dashboard.enabled=true",
+        "--set", "image.digest=sha256:" + "ab" * 32, "--set", "bridge.auth.secretName=am-token",
+        "--set", "bridge.auth.secretKey=bearer"))
+    policy = only(items, "NetworkPolicy")["spec"]
+    assert policy["policyTypes"] == ["Ingress"]
+    bridge_rule, metrics_rule = policy["ingress"]
+    assert bridge_rule["ports"] == [{"port": "bridge", "protocol": "TCP"}]
+    assert [f["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"] for f in bridge_rule["from"]] == [
+        "monitoring", "alerting"]
+    assert metrics_rule["ports"] == [{"port": "metrics", "protocol": "TCP"}]
+    monitor = only(items, "ServiceMonitor")
+    assert monitor["metadata"]["labels"]["release"] == "kps"
+    assert monitor["spec"]["endpoints"] == [{"port": "metrics", "path": "/metrics", "interval": "30s"}]
+    assert monitor["spec"]["selector"] == {"matchLabels": only(items, "Service")["spec"]["selector"]}
+    rule_file = yaml.safe_load((CHART / "files" / "prometheus-rules.yaml").read_text())
+    assert only(items, "PrometheusRule")["spec"] == {"groups": rule_file["groups"]}
+    dashboard = only(items, "ConfigMap")
+    assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
+    assert json.loads(dashboard["data"]["recall-operator.json"]) == json.loads(
+        (CHART / "files" / "dashboard.json").read_text())
+    pod = only(items, "Deployment")["spec"]["template"]["spec"]
+    assert pod["containers"][0]["image"] == "recall-operator@sha256:" + "ab" * 32
+    token = next(v for v in pod["volumes"] if v["name"] == "bridge-token")["secret"]
+    assert (token["secretName"], token["items"]) == ("am-token", [{"key": "bearer", "path": "token"}])
+
+
+def test_weights_given_with_set_are_accepted(helm: str) -> None:
+    # --set passes 0.3 as the string "0.3"; the schema takes a numeric string in 0..1 as well.
+    items = docs(render.render_chart(helm, "--set", "scoring.weights.lexical=0.3",
+                                     "--set", "scoring.weights.service=0.3"))
+    env = only(items, "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "RECALL_WEIGHT_LEXICAL", "value": "0.3"} in env
+    assert {"name": "RECALL_WEIGHT_SERVICE", "value": "0.3"} in env
 
 
 @pytest.mark.parametrize(
@@ -165,10 +231,14 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
         (["--set", "replicas=two"], "/replicas"),
         (["--set", "policy.approvers.critical=9"], "/policy/approvers/critical"),
         (["--set", "memroy.backend=embedded"], "memroy"),
+        (["--set", "scoring.weights.lexical=1.5"], "/scoring/weights/lexical"),
+        (["--set", "scoring.weights.lexical=lots"], "/scoring/weights/lexical"),
+        (["--set", "image.digest=latest"], "/image/digest"),
+        (["--set", "networkPolicy.bridgeFrom={Bad_NS}"], "/networkPolicy/bridgeFrom/0"),
     ],
 )
 def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -> None:
-    proc = run_helm(helm, "template", "recall-operator", str(CHART), *args)
+    proc = run_helm(helm, "template", "recall-operator", str(CHART), "--kube-version", render.KUBE_VERSION, *args)
     assert proc.returncode != 0, f"{args} was accepted"
     assert "don't meet the specifications of the schema" in proc.stderr, proc.stderr
     assert message in proc.stderr, proc.stderr
@@ -184,10 +254,14 @@ def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -
         # Alerts opened where the operator does not watch would never be triaged.
         (["--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop}", "--set", "bridge.namespace=payments"],
          "bridge.namespace payments is not watched"),
+        # Impossible approval orders would crash-loop the operator: refused here instead.
+        (["--set", "policy.approvers.low=3"], "policy.approvers.medium=1 is fewer than policy.approvers.low=3"),
+        (["--set", "policy.approvers.high=3"], "policy.approvers.critical=2 is fewer than policy.approvers.high=3"),
+        (["--set", "scoring.weights.lexical=0.9"], "scoring.weights must add up to 1"),
     ],
 )
 def test_template_refuses_inconsistent_values(helm: str, args: list[str], message: str) -> None:
-    proc = run_helm(helm, "template", "recall-operator", str(CHART), *args)
+    proc = run_helm(helm, "template", "recall-operator", str(CHART), "--kube-version", render.KUBE_VERSION, *args)
     assert proc.returncode != 0, f"{args} was accepted"
     assert message in proc.stderr, proc.stderr
 
@@ -336,13 +410,17 @@ def test_operator_runs_with_the_rendered_container_args(
     args = list(container["args"])
     memory = tmp_path / "memory.sqlite3"
     args[args.index("--memory-path") + 1] = str(memory)
+    # The Secret the chart mounts, as the file it becomes in the pod.
+    token = tmp_path / "bridge-token"
+    token.write_text("helm-test-token-0123456789\n")
+    args[args.index("--bridge-token-file") + 1] = str(token)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_")}
     env.update({e["name"]: e["value"] for e in container["env"] if "value" in e})
     # The operator runs as the chart's ServiceAccount, with the chart's RBAC and admission rules.
-    token = kubectl("create", "token", "recall-operator", "-n", ns, check=True).stdout.strip()
+    sa_token = kubectl("create", "token", "recall-operator", "-n", ns, check=True).stdout.strip()
     kubeconfig = yaml.safe_load(Path(cluster.kubeconfig).read_text())
     for user in kubeconfig["users"]:
-        user["user"] = {"token": token}
+        user["user"] = {"token": sa_token}
     as_operator = tmp_path / "kubeconfig"
     as_operator.write_text(yaml.safe_dump(kubeconfig))
     env.update({"RECALL_MEMORY_PATH": str(memory), "KUBECONFIG": str(as_operator), "POD_ID": "helm-test"})
@@ -359,6 +437,15 @@ def test_operator_runs_with_the_rendered_container_args(
         except OSError:
             return False
 
+    def readyz() -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{metrics}/readyz", timeout=2) as rsp:
+                return int(rsp.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+        except OSError:
+            return 0
+
     def recommendation() -> Any:
         assert proc.poll() is None, "the operator exited:\n" + (tmp_path / "operator.log").read_text()[-4000:]
         out = kubectl("get", "incident.recall.dev", name, "-n", ns, "-o", "json")
@@ -373,13 +460,19 @@ def test_operator_runs_with_the_rendered_container_args(
         alert = {"status": "firing", "labels": {"alertname": "HelmBridge", "service": "checkout-api"},
                  "annotations": {"summary": "checkout errors"}, "startsAt": "2026-01-01T00:00:00Z",
                  "fingerprint": "helmbridge01"}
-        code, answer = post_json(f"http://127.0.0.1:{bridge}/alerts",
-                                 json.dumps({"version": "4", "status": "firing", "alerts": [alert]}).encode())
-        assert code == 200, answer
+        payload = json.dumps({"version": "4", "status": "firing", "alerts": [alert]}).encode()
+        code, answer = post_json(f"http://127.0.0.1:{bridge}/alerts", payload)
+        assert code == 401, answer  # the rendered container demands the token
+        request = urllib.request.Request(f"http://127.0.0.1:{bridge}/alerts", data=payload, method="POST", headers={
+            "Content-Type": "application/json", "Authorization": "Bearer helm-test-token-0123456789"})
+        with urllib.request.urlopen(request, timeout=60) as rsp:
+            assert rsp.status == 200
         opened = kubectl("get", "incident.recall.dev", "alert-helmbridge01", "-n", ns, "-o", "name")
         assert opened.returncode == 0, opened.stderr
         found = wait_for(f"status.recommendation on {name}", recommendation, deadline=90)
         assert found.get("mode") in {"novel", "advisory", "actionable"}, found
+        # The readiness probe path: ready once each kind was listed with the chart's RBAC.
+        wait_for("the readiness probe path", lambda: readyz() == 200, deadline=60)
         assert memory.exists(), "the embedded store was not opened at the redirected --memory-path"
     finally:
         proc.terminate()

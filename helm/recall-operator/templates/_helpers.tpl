@@ -79,10 +79,67 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- fail (printf "bridge.namespace %s is not watched: add it to watch.namespaces" $bridgeNs) -}}
 {{- end -}}
 {{- $args = concat $args (list "--bridge-namespace" $bridgeNs) -}}
+{{- /* Every address, so the Service reaches it; the token keeps it closed. */ -}}
+{{- $args = concat $args (list "--bridge-host" "0.0.0.0" "--bridge-token-file" (include "recall.bridgeTokenPath" .)) -}}
 {{- end -}}
 {{- $args = concat $args (list "--metrics-port" ($v.metrics.port | toString)) -}}
+{{- if $v.panel.enabled -}}
+{{- /* Loopback only: the panel reads with the operator's identity; kubectl port-forward reaches it. */ -}}
+{{- $args = concat $args (list "--panel-port" ($v.panel.port | toString)) -}}
+{{- end -}}
 {{- if gt (int $v.replicas) 1 -}}
 {{- $args = concat $args (list "--peering" $v.peering.name) -}}
 {{- end -}}
 {{- toJson $args -}}
+{{- end -}}
+
+{{/* Where the bridge's bearer token is mounted, and the Secret it comes from. */}}
+{{- define "recall.bridgeTokenDir" -}}/etc/recall/bridge{{- end -}}
+{{- define "recall.bridgeTokenPath" -}}{{ include "recall.bridgeTokenDir" . }}/token{{- end -}}
+{{- define "recall.bridgeSecretName" -}}
+{{- .Values.bridge.auth.secretName | default (printf "%s-bridge-token" (include "recall.fullname" .)) -}}
+{{- end -}}
+
+{{/* The operator image: by digest when one is given, else by tag. */}}
+{{- define "recall.image" -}}
+{{- $i := .Values.image -}}
+{{- if $i.digest -}}
+{{- printf "%s@%s" $i.repository $i.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $i.repository ($i.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Orders the chart refuses at template time rather than letting the operator
+crash-loop on them: more approvers for a safer step than for a riskier one,
+weights that do not add up to 1, several replicas on the one-writer store.
+*/}}
+{{- define "recall.validate" -}}
+{{- $v := .Values -}}
+{{- if and (gt (int $v.replicas) 1) (eq $v.memory.backend "embedded") }}
+{{- fail "replicas > 1 needs memory.backend=hindsight: the embedded SQLite store belongs to one pod" }}
+{{- end }}
+{{- $a := $v.policy.approvers }}
+{{- $prev := 0 }}
+{{- $prevName := "" }}
+{{- range $risk := list "low" "medium" "high" "critical" }}
+{{- $n := int (index $a $risk) }}
+{{- if lt $n $prev }}
+{{- fail (printf "policy.approvers.%s=%d is fewer than policy.approvers.%s=%d: a riskier step may not need fewer approvers" $risk $n $prevName $prev) }}
+{{- end }}
+{{- $prev = $n }}
+{{- $prevName = $risk }}
+{{- end }}
+{{- $w := $v.scoring.weights }}
+{{- range $term := list "lexical" "service" "symptoms" "signals" "runbook" "dna" }}
+{{- $x := float64 (index $w $term) }}
+{{- if or (lt $x 0.0) (gt $x 1.0) }}
+{{- fail (printf "scoring.weights.%s must be within 0..1, not %v" $term (index $w $term)) }}
+{{- end }}
+{{- end }}
+{{- $sum := addf $w.lexical $w.service $w.symptoms $w.signals $w.runbook $w.dna }}
+{{- if or (lt $sum 0.999) (gt $sum 1.001) }}
+{{- fail (printf "scoring.weights must add up to 1, not %v" $sum) }}
+{{- end }}
 {{- end -}}

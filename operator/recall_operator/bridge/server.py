@@ -1,5 +1,13 @@
 """The Alertmanager webhook receiver: ``POST /alerts`` → Incidents, ``GET /healthz``.
 
+Whoever can post here opens Incidents as the operator (and, with automatic
+dry runs, starts Jobs), so ``POST /alerts`` takes a bearer token when one is
+configured: Alertmanager's ``http_config.authorization`` sends it, from a
+``credentials_file`` too. The token is read from a file (a mounted Secret,
+so the operator needs no Secret RBAC) and read again when the file changes,
+which lets a rotated Secret take effect without a restart. ``/healthz`` stays
+open for probes; it only carries counters.
+
 Thin I/O around :mod:`recall_operator.bridge.alertmanager`. The Kubernetes
 calls use the synchronous client in worker threads (there is no asyncio
 client in the image); every write is a create, and AlreadyExists (409) means
@@ -15,8 +23,11 @@ a 4xx, and a Kubernetes outage gets a 503 so the alert is delivered later.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import logging
+import os
 from datetime import datetime, timezone
 from typing import Any
 
@@ -128,7 +139,45 @@ async def _read_limited(request: web.Request) -> bytes | BridgeError:
 # connection reset instead of an answer; 500 concurrent posts reproduced it.
 ACCEPT_BACKLOG = 1024
 
+class BridgeToken:
+    """The bearer token in a file, re-read whenever the file's identity or mtime changes."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._seen: tuple[int, int, int, int] | None = None
+        self._token = b""
+        self.load()
+
+    def load(self) -> bytes:
+        # A Secret volume swaps a symlink on rotation, so stat the target: inode and mtime both move.
+        st = os.stat(self.path)
+        seen = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+        if seen != self._seen:
+            with open(self.path, "rb") as fh:
+                token = fh.read().strip()
+            if not token:
+                raise ValueError(f"the bridge token file {self.path} is empty")
+            self._token, self._seen = token, seen
+        return self._token
+
+    def accepts(self, authorization: str | None) -> bool:
+        """Whether an Authorization header carries the token; compared in constant time."""
+        try:
+            token = self.load()
+        except (OSError, ValueError) as exc:
+            # The last good token stays in force while the file is being replaced.
+            log.warning("cannot re-read the bridge token file: %s", exc)
+            token = self._token
+        scheme, _, credentials = (authorization or "").strip().partition(" ")
+        offered = credentials.strip().encode() if scheme.lower() == "bearer" else b""
+        # Digests first, so both sides have one length and compare_digest's time
+        # depends on neither where they differ nor how long the token is; a
+        # missing header is compared too, so it costs what a wrong one does.
+        return hmac.compare_digest(hashlib.sha256(offered).digest(), hashlib.sha256(token).digest())
+
+
 STATS_KEY = web.AppKey("stats", dict)
+TOKEN_KEY = web.AppKey("token", BridgeToken)
 WRITER_KEY = web.AppKey("writer", IncidentWriter)
 NAMESPACE_KEY = web.AppKey("namespace", str)
 
@@ -136,6 +185,13 @@ NAMESPACE_KEY = web.AppKey("namespace", str)
 async def handle_alerts(request: web.Request) -> web.Response:
     stats = request.app[STATS_KEY]
     stats["requests"] += 1
+    token = request.app.get(TOKEN_KEY)
+    if token is not None and not token.accepts(request.headers.get("Authorization")):
+        stats["unauthorized"] += 1
+        return web.json_response(
+            {"error": "a bearer token is required (Authorization: Bearer <token>); missing or wrong"},
+            status=401, headers={"WWW-Authenticate": 'Bearer realm="recall-bridge"'},
+        )
     err = check_request(request.headers.get("Content-Type"), request.content_length)
     body: bytes | BridgeError = err if err is not None else await _read_limited(request)
     if isinstance(body, BridgeError):
@@ -191,12 +247,15 @@ async def handle_healthz(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, **request.app[STATS_KEY]})
 
 
-def create_app(namespace: str, api_client: Any) -> web.Application:
+def create_app(namespace: str, api_client: Any, token: BridgeToken | None = None) -> web.Application:
     # aiohttp's own body limit stays above ours so that ours, with its reason, answers first.
     app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
     app[NAMESPACE_KEY] = namespace
     app[WRITER_KEY] = IncidentWriter(api_client, namespace)
-    app[STATS_KEY] = {"requests": 0, "created": 0, "updated": 0, "refused": 0, "skipped": 0, "failed": 0}
+    if token is not None:
+        app[TOKEN_KEY] = token
+    app[STATS_KEY] = {"requests": 0, "created": 0, "updated": 0, "refused": 0, "skipped": 0, "failed": 0,
+                      "unauthorized": 0}
     app.router.add_post("/alerts", handle_alerts)
     app.router.add_get("/healthz", handle_healthz)
     return app
@@ -207,16 +266,24 @@ def load_api_client() -> Any:
     return api_client(pool_size=32)
 
 
-async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None) -> None:
-    """Run the bridge on host:port, writing Incidents into namespace, until cancelled."""
+async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None,
+                token_file: str | None = None) -> None:
+    """Run the bridge on host:port, writing Incidents into namespace, until cancelled.
+
+    With `token_file`, ``POST /alerts`` needs ``Authorization: Bearer <the file's content>``.
+    An empty `host` binds every address.
+    """
+    token = BridgeToken(token_file) if token_file else None  # a missing or empty file fails here, at start
     owned = api_client is None
     api = load_api_client() if owned else api_client
-    runner = web.AppRunner(create_app(namespace, api), access_log=None)
+    runner = web.AppRunner(create_app(namespace, api, token), access_log=None)
     await runner.setup()
     try:
-        site = web.TCPSite(runner, host, port, backlog=ACCEPT_BACKLOG)
+        # aiohttp reads host=None as every address; "" and "0.0.0.0" are spelled out by the caller.
+        site = web.TCPSite(runner, host or None, port, backlog=ACCEPT_BACKLOG)
         await site.start()
-        log.info("alert bridge listening on %s:%d, writing Incidents to namespace %s", host, port, namespace)
+        log.info("alert bridge listening on %s:%d (%s), writing Incidents to namespace %s", host or "*", port,
+                 "bearer token required" if token else "no token: loopback only", namespace)
         await asyncio.Event().wait()
     finally:
         await runner.cleanup()

@@ -1,0 +1,45 @@
+"""The alert rules with the real promtool (Debian's prometheus package): they parse, and they fire as intended.
+
+`promtool test rules` plays series named and labelled as the operator exports
+them (tests/monitoring/rules-test.yaml) and checks each alert fires when it
+should and stays silent when it should not. That the names exist in a real
+scrape is checked in tests/e2e/test_metrics.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ROOT / "helm" / "recall-operator" / "files" / "prometheus-rules.yaml"
+RULE_TESTS = ROOT / "tests" / "monitoring" / "rules-test.yaml"
+
+
+def promtool(*args: str) -> subprocess.CompletedProcess[str]:
+    found = shutil.which("promtool")
+    assert found, "promtool is not installed: run scripts/system-deps.sh (Debian package prometheus)"
+    return subprocess.run([found, *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_promtool_checks_the_rules() -> None:
+    proc = promtool("check", "rules", str(RULES))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SUCCESS: 6 rules found" in proc.stdout
+
+
+def test_promtool_unit_tests_pass() -> None:
+    proc = promtool("test", "rules", str(RULE_TESTS))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SUCCESS" in proc.stdout
+
+
+def test_a_wrong_expectation_fails_promtool(tmp_path: Path) -> None:
+    # The unit tests can fail: the same file with one expected value changed does.
+    broken = RULE_TESTS.read_text().replace("10 failed handler runs", "11 failed handler runs")
+    assert broken != RULE_TESTS.read_text()
+    copy = tmp_path / "rules-test.yaml"
+    copy.write_text(broken.replace("../../helm/recall-operator/files/prometheus-rules.yaml", str(RULES)))
+    proc = promtool("test", "rules", str(copy))
+    assert proc.returncode != 0 and "FAILED" in proc.stdout + proc.stderr
