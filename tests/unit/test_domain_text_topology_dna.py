@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
-from recall_operator.domain.text import incident_names, negated_stems, tokens
+from recall_operator.domain.text import incident_names, negated_stems, negated_words, tokens
 from recall_operator.domain.topology import Topology, TopologyError
 from test_domain_builders import REDIS_TEXT, TOPOLOGY, spec
 
@@ -177,3 +177,17 @@ def test_dna_similarity_is_one_for_itself_and_less_for_another_shape() -> None:
     b = incident_dna(spec("ingress-gateway", severity="low"), TOPOLOGY)
     assert dna_similarity(a, a) == 1.0
     assert 0.0 <= dna_similarity(a, b) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        ("Users hear 'device is not responding' from the speaker", set()),
+        ('The dashboard shows "no data" for every panel', set()),
+        ("No deploy since Friday; the app says 'not responding'", {"deploy", "friday"}),
+        ("The pods aren't restarting", {"restar"}),
+    ],
+    ids=["single-quoted-message", "double-quoted-message", "denial-beside-a-quote", "apostrophe-is-no-quote"],
+)
+def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied: set[str]) -> None:
+    assert set(negated_words(text)) == denied

@@ -77,6 +77,8 @@ _RELATIVE = frozenset({"that", "which", "who", "whose"})
 NEGATION_SCOPE = 4
 _CLAUSE = re.compile(r"[.;:,()!?]|\b(?:but|and|with|while)\b")
 _WORD = re.compile(r"[a-z]{3,}")
+# Quotes that open after a non-letter and close before one, so "isn't" is no quote.
+_QUOTED = re.compile(r"(?<![A-Za-z])'[^']*'(?![A-Za-z])|\"[^\"]*\"|“[^”]*”")
 # Six letters match "rebalances" with "rebalancing" and "deployed" with "deploy"
 # across two reports without any language data.
 STEM_LENGTH = 6
@@ -111,6 +113,9 @@ def negated_words(text: str) -> dict[str, str]:
     deny things the sentence never meant.
     """
     out: dict[str, str] = {}
+    # A quoted phrase is what a user heard or a system printed ("device is not
+    # responding"): the failure's own words, never the reporter's denial.
+    text = _QUOTED.sub(" ", text)
     for clause in _CLAUSE.split(text.lower()):
         words = clause.split()
         for i in range(len(words)):
