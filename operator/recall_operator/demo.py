@@ -139,6 +139,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--keep", action="store_true", help="leave the cluster and the operator running")
     p.add_argument("--history", type=Path, default=None, help="a replay-format history (default: samples/history.jsonl)")
     p.add_argument("--new", default=None, help="the incident of the history to open as new (default: the last one)")
+    p.add_argument("--memory", choices=["embedded", "hindsight"], default="embedded",
+                   help="hindsight: the production memory; a local offline server is started in --dir "
+                        "unless --hindsight-url names one")
+    p.add_argument("--hindsight-url", default=None, help="a running Hindsight server (see `recall hindsight up`)")
     p.set_defaults(func=main)
 
 
@@ -171,15 +175,36 @@ def main(args: argparse.Namespace) -> int:
         return 1
     kubectl = cluster.kubectl
     operator = None
+    hindsight = None
     log = (directory / "operator.log").open("w")
     try:
         kubectl("create", "namespace", DEMO_NAMESPACE)
         env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}
         memory_path = directory / "memory.sqlite3"
-        _say(f"== starting the operator (embedded memory in {memory_path}; log in {directory / 'operator.log'})")
+        memory_args = ["--memory", "embedded", "--memory-path", str(memory_path)]
+        where = f"embedded memory in {memory_path}"
+        if args.memory == "hindsight":
+            url = args.hindsight_url
+            if url is None:
+                from recall_operator.memory.hindsight_server import HindsightServer, HindsightServerError
+
+                # The database runs as an unprivileged user, who must reach its folder through this one.
+                directory.chmod(directory.stat().st_mode | 0o011)
+                hindsight = HindsightServer.in_folder(directory / "hindsight")
+                if not hindsight.running:
+                    _say(f"== starting a local Hindsight server in {hindsight.workdir} (about half a minute)")
+                    try:
+                        hindsight.start()
+                    except HindsightServerError as exc:
+                        print(f"recall demo: the Hindsight server did not start: {exc}", file=sys.stderr)
+                        return 1
+                    hindsight.save_state()
+                url = hindsight.url
+            memory_args = ["--memory", "hindsight", "--hindsight-url", url]
+            where = f"Hindsight at {url}"
+        _say(f"== starting the operator ({where}; log in {directory / 'operator.log'})")
         operator = subprocess.Popen(
-            [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", DEMO_NAMESPACE,
-             "--memory", "embedded", "--memory-path", str(memory_path)],
+            [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", DEMO_NAMESPACE, *memory_args],
             env=env, stdout=log, stderr=subprocess.STDOUT,
         )
         _say(f"== loading the history from {history.name}: catalog, then past incidents with their outcomes")
@@ -201,7 +226,10 @@ def main(args: argparse.Namespace) -> int:
         if args.keep:
             _say(f"== left running: export KUBECONFIG={cluster.kubeconfig}; the operator is pid {operator.pid}")
             _say(f"   stop with: kill {operator.pid}; recall cluster down --dir {directory / 'cluster'}")
+            if hindsight is not None:
+                _say(f"   and: recall hindsight down --dir {hindsight.workdir}")
             operator = None
+            hindsight = None
         return 0
     except (TimeoutError, subprocess.CalledProcessError) as exc:
         print(f"recall demo: {exc}; see {directory / 'operator.log'}", file=sys.stderr)
@@ -214,5 +242,8 @@ def main(args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 operator.kill()
         log.close()
+        if hindsight is not None:
+            hindsight.stop()
+            hindsight.save_state()
         if not args.keep:
             cluster.down()

@@ -32,7 +32,8 @@ namespace, and one listing of the latest memories on the paging service and
 its neighbours (namespace filtered here). The two are merged as the embedded
 store merges its arms.
 
-One client is opened per event loop, at the first call in that loop, and kept
+One client is opened per event loop (when the backend is made inside a running
+loop, as the operator's start-up makes it; else at the first call there), and kept
 (with its connection pool and the SSL context it built once) until `close()`
 or the loop's end: a client's HTTP session belongs to the loop it started in.
 
@@ -214,6 +215,13 @@ class HindsightMemory:
         self._generation = 0
         self._written: dict[tuple[str, str], int] = {}
         self.polls = 0  # successful polls, for tests and the bench
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # opened at the first call, in whichever loop makes it
+        # Opened inside an event loop (the operator's start-up): the client, and the
+        # first listing of the bank, start now rather than at the first incident.
+        self._held()
 
     # -- the client of this event loop ---------------------------------------
 
