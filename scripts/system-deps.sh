@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the tests use as real parts: Alertmanager (the bridge's peer),
 # Prometheus (scrapes the operator; its package ships promtool, which checks and
-# tests the alert rules) and Lua 5.1 (the Lua Argo CD runs health checks in).
+# tests the alert rules), Lua 5.1 (the Lua Argo CD runs health checks in) and
+# Chromium with its chromedriver (the memory panel's browser tests).
 # Installed only when missing.
 set -euo pipefail
 need=()
@@ -9,6 +10,8 @@ command -v prometheus-alertmanager >/dev/null 2>&1 || need+=(prometheus-alertman
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v lua5.1 >/dev/null 2>&1 || need+=(lua5.1)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 [[ ${#need[@]} -eq 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "system-deps.sh: need root to install: ${need[*]} (or install them yourself)" >&2

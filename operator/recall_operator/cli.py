@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Each module registers its own subcommand, so that its flags live beside its code.
-SUBCOMMAND_MODULES = ("cluster", "replay", "runner", "demo", "bench", "memory.hindsight_server")
+SUBCOMMAND_MODULES = ("cluster", "replay", "runner", "demo", "bench", "memory.hindsight_server", "panel")
 
 
 def main(argv: list[str] | None = None) -> int:

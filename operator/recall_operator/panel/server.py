@@ -1,0 +1,262 @@
+"""The memory panel's web server: aiohttp, server-rendered Jinja2 pages, nothing but GET.
+
+Pages (links are stable, so a paging tool can carry them):
+
+    /incidents?namespace=&service=&mode=&execution=   the table
+    /ns/NAMESPACE/incidents/NAME                       one incident's evidence
+    /ns/NAMESPACE/runbooks/NAME                        a runbook, its record over time
+    /memory                                            memory health
+
+Every value is escaped by the templates (autoescape is on for every file):
+incident text comes from alerts and people. No script is served, and the
+Content-Security-Policy says so to the browser too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+from jinja2 import Environment, PackageLoader
+
+from recall_operator.panel import views
+from recall_operator.panel.source import NotAllowed, Source
+
+log = logging.getLogger(__name__)
+
+SOURCE: web.AppKey[Source] = web.AppKey("source", Source)
+CLOCK: web.AppKey[Callable[[], datetime]] = web.AppKey("clock")
+
+SECURITY_HEADERS = {
+    # Nothing runs: no script at all, styles only from the panel's own stylesheet.
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+                               "form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("recall_operator.panel", "templates"),
+        autoescape=True,  # every template, whatever its name
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["mode_words"] = views.MODE_WORDS
+    return env
+
+
+ENV = environment()
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def render(template: str, **context: Any) -> str:
+    return ENV.get_template(template).render(**context)
+
+
+def page(body: str, status: int = 200) -> web.Response:
+    return web.Response(text=body, status=status, content_type="text/html", charset="utf-8",
+                        headers=SECURITY_HEADERS)
+
+
+def problem(status: int, title: str, detail: str) -> web.Response:
+    return page(render("problem.html", title=title, detail=detail, page_title=title), status)
+
+
+# -- pages as functions of a source: the server's handlers and the benchmark call these --
+
+
+async def incidents_page(source: Source, query: Mapping[str, str], now: datetime) -> str:
+    filters = views.Filters.of(query)
+    if filters.namespace and not source.allowed(filters.namespace):
+        raise NotAllowed(filters.namespace)
+    objs = await source.list("incidents", filters.namespace or None)
+    rows, choices = views.incident_rows(objs, filters, now)
+    return render("incidents.html", rows=rows, choices=choices, filters=filters, total=len(objs),
+                  page_title="Incidents")
+
+
+async def incident_page(source: Source, namespace: str, name: str, now: datetime) -> str | None:
+    obj = await source.get("incidents", namespace, name)
+    if obj is None:
+        return None
+    status = obj.get("status") or {}
+    wanted = [str(m.get("incident")) for m in status.get("matches") or [] if m.get("incident")]
+    rec = status.get("recommendation") or {}
+    contradiction_names = {str(m.get("contradiction")) for m in status.get("matches") or [] if m.get("contradiction")}
+    contradiction_names |= set(views.contradiction_reasons(rec.get("reasons") or []))
+    past, approvals, jobs, contradictions = await asyncio.gather(
+        asyncio.gather(*(source.get("incidents", namespace, n) for n in wanted)),
+        source.list("approvals", namespace),
+        source.jobs(namespace, name),
+        asyncio.gather(*(source.get("contradictions", namespace, n) for n in sorted(contradiction_names))),
+    )
+    found_past = {n: o for n, o in zip(wanted, past, strict=True) if o}
+    found_contradictions = {n: o for n, o in zip(sorted(contradiction_names), contradictions, strict=True) if o}
+    return render(
+        "incident.html",
+        page_title=f"{name} ({namespace})",
+        row=views.incident_row(obj, now),
+        spec=obj.get("spec") or {},
+        rec=rec,
+        reasons=[str(r) for r in rec.get("reasons") or []],
+        warnings=[str(w) for w in rec.get("warnings") or []],
+        evidence=[str(e) for e in rec.get("evidence") or []],
+        stale_lines=views.stale_lines(rec),
+        matches=views.match_views(status, found_past),
+        contradictions=views.contradiction_views(status, found_contradictions),
+        steps=views.step_views(status, jobs),
+        approvals=views.approval_views(name, approvals, str(rec.get("planHash") or "")),
+        approve_command=views.approve_command(obj),
+        execution=status.get("execution") or {},
+        execution_state=views.execution_state(obj),
+        conditions=list(views.conditions(obj).values()),
+        memory_error=_memory_error(obj),
+        number=views.number,
+        bar_width=views.BAR_WIDTH,
+    )
+
+
+def _memory_error(obj: Mapping[str, Any]) -> str:
+    cond = views.conditions(obj).get("MemoryAvailable")
+    return str(cond.get("message") or "") if cond and cond.get("status") == "False" else ""
+
+
+async def runbook_page(source: Source, namespace: str, name: str, now: datetime) -> str | None:
+    obj = await source.get("runbooks", namespace, name)
+    if obj is None:
+        return None
+    incidents = await source.list("incidents", namespace)
+    points = views.runbook_outcomes(name, incidents)
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    return render(
+        "runbook.html",
+        page_title=f"runbook {name} ({namespace})",
+        name=name, namespace=namespace, spec=spec, status=status, number=views.number,
+        steps=[{**s, "command": views._cmd(s.get("command")), "dryRunCommand": views._cmd(s.get("dryRunCommand")),
+                "rollbackCommand": views._cmd(s.get("rollbackCommand"))} for s in spec.get("steps") or []],
+        points=points, path=views.chart_path(points),
+        chart={"w": views.CHART_W, "h": views.CHART_H, "pad": views.CHART_PAD},
+        recommended=views.recommended_for(name, incidents, now),
+        last=status.get("lastOutcome") or {},
+    )
+
+
+async def memory_page(source: Source, now: datetime) -> str:
+    incidents, runbooks, contradictions, migrations = await asyncio.gather(
+        source.list("incidents"), source.list("runbooks"), source.list("contradictions"),
+        source.list("architecturemigrations"),
+    )
+    health = views.memory_health(incidents, runbooks, contradictions, migrations, now)
+    return render("memory.html", page_title="Memory health", health=health,
+                  namespaces=source.namespaces, runbooks=sorted(
+                      ((r.get("metadata") or {}).get("namespace", ""), (r.get("metadata") or {}).get("name", ""),
+                       r.get("status") or {}) for r in runbooks), number=views.number)
+
+
+# -- aiohttp -------------------------------------------------------------------------
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A namespace the panel does not serve, or an API error, is a page that says so; never a traceback."""
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        return await handler(request)
+    except NotAllowed as exc:
+        return problem(404, "Not here", f"this panel does not show namespace {exc}")
+    except ApiException as exc:
+        log.warning("panel: the API server answered %s to %s", exc.status, request.path)
+        what = "not allowed to read it" if exc.status == 403 else f"error {exc.status} {exc.reason}"
+        return problem(502, "The Kubernetes API refused", f"the panel's identity is {what}")
+    except OSError as exc:
+        log.warning("panel: the API server cannot be reached: %s", exc)
+        return problem(502, "The Kubernetes API cannot be reached", str(exc))
+
+
+async def _incidents(request: web.Request) -> web.StreamResponse:
+    return page(await incidents_page(request.app[SOURCE], request.query, request.app[CLOCK]()))
+
+
+async def _incident(request: web.Request) -> web.StreamResponse:
+    ns, name = request.match_info["namespace"], request.match_info["name"]
+    started = time.perf_counter()
+    body = await incident_page(request.app[SOURCE], ns, name, request.app[CLOCK]())
+    if body is None:
+        return problem(404, "No such incident", f"no Incident {name} in namespace {ns}")
+    response = page(body)
+    response.headers["Server-Timing"] = f"render;dur={(time.perf_counter() - started) * 1000:.1f}"
+    return response
+
+
+async def _runbook(request: web.Request) -> web.StreamResponse:
+    ns, name = request.match_info["namespace"], request.match_info["name"]
+    body = await runbook_page(request.app[SOURCE], ns, name, request.app[CLOCK]())
+    if body is None:
+        return problem(404, "No such runbook", f"no Runbook {name} in namespace {ns}")
+    return page(body)
+
+
+async def _memory(request: web.Request) -> web.StreamResponse:
+    return page(await memory_page(request.app[SOURCE], request.app[CLOCK]()))
+
+
+async def _root(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/incidents")
+
+
+async def _healthz(request: web.Request) -> web.StreamResponse:
+    return web.Response(text="ok\n")
+
+
+STYLESHEET = resources.files("recall_operator.panel").joinpath("static", "panel.css")
+
+
+async def _css(request: web.Request) -> web.StreamResponse:
+    return web.Response(body=STYLESHEET.read_bytes(), content_type="text/css", charset="utf-8",
+                        headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=300"})
+
+
+def create_app(source: Source, clock: Callable[[], datetime] = now_utc) -> web.Application:
+    app = web.Application(middlewares=[errors])
+    app[SOURCE] = source
+    app[CLOCK] = clock
+    app.router.add_get("/", _root)
+    app.router.add_get("/incidents", _incidents)
+    app.router.add_get("/ns/{namespace}/incidents/{name}", _incident)
+    app.router.add_get("/ns/{namespace}/runbooks/{name}", _runbook)
+    app.router.add_get("/memory", _memory)
+    app.router.add_get("/static/panel.css", _css)
+    app.router.add_get("/healthz", _healthz)
+    return app
+
+
+async def serve(port: int, namespaces: list[str] | tuple[str, ...] = (), host: str = "127.0.0.1") -> None:
+    """Serve the panel on host:port until cancelled."""
+    source = Source(namespaces)
+    runner = web.AppRunner(create_app(source), access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host, port).start()
+        log.info("memory panel on http://%s:%d/ (read-only; namespaces: %s)", host, port,
+                 ", ".join(namespaces) or "all")
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+        source.close()

@@ -1,0 +1,493 @@
+"""What each panel page shows, computed from the objects the API server returned: pure, no I/O.
+
+Every number a page shows comes from an object's status as it was read; these
+functions only select, order and lay it out (bar widths, chart points), so
+that a page can be checked against the Incident it was made from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from recall_operator.domain.consolidation import runbook_outcome, win_rate
+from recall_operator.domain.models import Resolution, RunbookRecord
+
+RESULTS = ("succeeded", "failed", "partial")
+MODES = ("novel", "advisory", "actionable")
+# What `mode` means, in words: a colour alone says nothing to a screen reader or a printout.
+MODE_WORDS = {
+    "novel": "NOVEL: nothing in memory is close enough; investigate, only read-only steps are offered",
+    "advisory": "ADVISORY: precedents exist, but acting on them blindly is not safe; a person decides",
+    "actionable": "ACTIONABLE: a close precedent with a good record; the plan can be approved",
+}
+NOT_RUN = "not run"
+BAR_WIDTH = 240  # pixels of the widest similarity term's bar
+
+
+def parse_time(value: Any) -> datetime | None:
+    if not value or not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def age(value: Any, now: datetime) -> str:
+    """kubectl's way of saying how old something is: 40s, 5m, 3h, 12d."""
+    then = parse_time(value)
+    if then is None:
+        return "-"
+    seconds = max(0, int((now - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def day(value: Any) -> str:
+    then = parse_time(value)
+    return then.strftime("%Y-%m-%d %H:%M UTC") if then else "-"
+
+
+def number(value: Any) -> str:
+    """A status number as kubectl prints it: 81, 0.667; '-' when absent."""
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("status") or {}
+
+
+def conditions(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {c.get("type"): c for c in _status(obj).get("conditions") or [] if isinstance(c, Mapping)}
+
+
+def execution_state(obj: Mapping[str, Any]) -> str:
+    """What happens to the plan now: the execution's state, or 'not run'.
+
+    The lifecycle `status.phase` does not exist yet; until it does, the
+    execution state is the closest thing the status holds.
+    """
+    state = (_status(obj).get("execution") or {}).get("state")
+    return str(state) if state else NOT_RUN
+
+
+# -- the incidents table ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IncidentRow:
+    namespace: str
+    name: str
+    title: str
+    service: str
+    severity: str
+    mode: str
+    similarity: str
+    actionability: str
+    runbook: str
+    execution: str
+    resolved: bool
+    age: str
+    created: str
+
+    @property
+    def novel(self) -> bool:
+        return self.mode == "novel"
+
+
+def incident_row(obj: Mapping[str, Any], now: datetime) -> IncidentRow:
+    meta, spec = _meta(obj), obj.get("spec") or {}
+    rec = _status(obj).get("recommendation") or {}
+    return IncidentRow(
+        namespace=str(meta.get("namespace") or ""),
+        name=str(meta.get("name") or ""),
+        title=str(spec.get("title") or ""),
+        service=str(spec.get("service") or ""),
+        severity=str(spec.get("severity") or "-"),
+        mode=str(rec.get("mode") or "not triaged"),
+        similarity=number(rec.get("similarity")),
+        actionability=number(rec.get("actionability")),
+        runbook=str(rec.get("runbook") or ""),
+        execution=execution_state(obj),
+        resolved=bool(spec.get("resolution")),
+        age=age(meta.get("creationTimestamp"), now),
+        created=str(meta.get("creationTimestamp") or ""),
+    )
+
+
+@dataclass(frozen=True)
+class Filters:
+    namespace: str = ""
+    service: str = ""
+    mode: str = ""
+    execution: str = ""
+
+    @classmethod
+    def of(cls, query: Mapping[str, str]) -> Filters:
+        return cls(**{k: str(query.get(k) or "").strip() for k in ("namespace", "service", "mode", "execution")})
+
+    def keep(self, row: IncidentRow) -> bool:
+        return all(not want or have == want for want, have in (
+            (self.namespace, row.namespace), (self.service, row.service),
+            (self.mode, row.mode), (self.execution, row.execution),
+        ))
+
+
+def incident_rows(objs: Iterable[Mapping[str, Any]], filters: Filters, now: datetime) -> tuple[list[IncidentRow], dict[str, list[str]]]:
+    """The rows that pass the filters, newest first, and each filter's choices (from every row)."""
+    rows = [incident_row(o, now) for o in objs]
+    choices = {
+        "namespace": sorted({r.namespace for r in rows}),
+        "service": sorted({r.service for r in rows if r.service}),
+        "mode": sorted({r.mode for r in rows}, key=lambda m: (MODES + (m,)).index(m)),
+        "execution": sorted({r.execution for r in rows}),
+    }
+    kept = sorted((r for r in rows if filters.keep(r)), key=lambda r: (r.created, r.name), reverse=True)
+    return kept, choices
+
+
+# -- one incident ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bar:
+    term: str
+    points: float
+    width: int  # pixels, of the term's absolute points
+    negative: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.points:+g}"
+
+
+def breakdown_bars(breakdown: Mapping[str, Any], scale: float = 100.0) -> list[Bar]:
+    """One bar per similarity term, largest first; a deduction is a bar of its own, marked negative."""
+    bars = []
+    for term, raw in breakdown.items():
+        try:
+            points = round(float(raw or 0), 1)
+        except (TypeError, ValueError):
+            continue
+        width = max(1, round(abs(points) / scale * BAR_WIDTH)) if points else 0
+        bars.append(Bar(str(term), points, min(width, BAR_WIDTH), points < 0))
+    return sorted(bars, key=lambda b: -abs(b.points))
+
+
+@dataclass
+class MatchView:
+    index: int
+    incident: str
+    similarity: str
+    outcome: str
+    runbook: str
+    bars: list[Bar]
+    actions: list[dict[str, str]]
+    ruled_out: list[str]
+    stale: Mapping[str, Any] | None
+    contradiction: str
+    repage_of: str
+    service: str = "-"
+    date: str = "-"
+    title: str = ""
+    found: bool = False
+
+
+def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]) -> list[MatchView]:
+    """Each match as status holds it, with the service and date of the past Incident it names (when it is here)."""
+    views = []
+    for i, m in enumerate(status.get("matches") or [], 1):
+        name = str(m.get("incident") or "")
+        view = MatchView(
+            index=i, incident=name, similarity=number(m.get("similarity")),
+            outcome=str(m.get("outcome") or "unknown"), runbook=str(m.get("runbook") or ""),
+            bars=breakdown_bars(m.get("breakdown") or {}),
+            actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?")}
+                     for a in m.get("actions") or [] if isinstance(a, Mapping)],
+            ruled_out=[str(r) for r in m.get("ruledOut") or []],
+            stale=m.get("stale") or None, contradiction=str(m.get("contradiction") or ""),
+            repage_of=str(m.get("repageOf") or ""),
+        )
+        obj = past.get(name)
+        if obj:
+            spec = obj.get("spec") or {}
+            view.found = True
+            view.service = str(spec.get("service") or "-")
+            view.title = str(spec.get("title") or "")
+            view.date = day(spec.get("startedAt") or _meta(obj).get("creationTimestamp"))
+        views.append(view)
+    return views
+
+
+_SIDE = re.compile(r"^contradiction (?P<name>\S+): this incident resembles the side of (?P<side>[^()]+?) \(")
+
+
+def contradiction_reasons(reasons: Iterable[str]) -> dict[str, tuple[str, list[str]]]:
+    """name -> (the decision chain's line, the memories of the side it says this incident resembles)."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    for line in reasons:
+        found = _SIDE.match(str(line))
+        if found:
+            side = [s.strip() for s in found.group("side").split(",") if s.strip()]
+            out[found.group("name")] = (str(line), side)
+    return out
+
+
+@dataclass
+class ContradictionView:
+    name: str
+    topic: str
+    state: str
+    claims: list[dict[str, Any]]
+    resembles: str  # the decision chain's line, or ""
+    found: bool
+
+
+def contradiction_views(status: Mapping[str, Any], objs: Mapping[str, Mapping[str, Any]]) -> list[ContradictionView]:
+    """The contradictions this incident's evidence touches: both claims side by side, and the side it resembles."""
+    rec = status.get("recommendation") or {}
+    sides = contradiction_reasons(rec.get("reasons") or [])
+    names = list(dict.fromkeys(
+        [str(m.get("contradiction")) for m in status.get("matches") or [] if m.get("contradiction")] + list(sides)
+    ))
+    views = []
+    for name in names:
+        obj = objs.get(name) or {}
+        spec = obj.get("spec") or {}
+        line, side = sides.get(name, ("", []))
+        claims = [{"memory": str(c.get("memory") or ""), "claim": str(c.get("claim") or ""),
+                   "resembled": str(c.get("memory") or "") in side}
+                  for c in spec.get("claims") or [] if isinstance(c, Mapping)]
+        state = str(_status(obj).get("state") or (spec.get("resolution") or {}).get("state") or "open")
+        views.append(ContradictionView(name, str(spec.get("topic") or ""), state, claims, line, bool(obj)))
+    return views
+
+
+@dataclass
+class StepView:
+    index: int
+    name: str
+    title: str
+    risk: str
+    blast_radius: str
+    command: str
+    dry_run_command: str
+    rollback_command: str
+    dry_run: str
+    run: str
+    jobs: list[dict[str, str]] = field(default_factory=list)
+
+
+def _cmd(value: Any) -> str:
+    if not value:
+        return ""
+    if isinstance(value, str):
+        return value
+    import shlex
+
+    return shlex.join(str(v) for v in value)
+
+
+def step_views(status: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> list[StepView]:
+    """The plan's steps with what the dry-run and the run recorded, and the Jobs each made."""
+    from recall_operator.kube.jobs import LABEL_PHASE, LABEL_STEP, job_state
+
+    rec = status.get("recommendation") or {}
+    dry = {s.get("name"): s for s in (status.get("dryRun") or {}).get("steps") or []
+           if (status.get("dryRun") or {}).get("planHash") == rec.get("planHash")}
+    ex = status.get("execution") or {}
+    ran = {s.get("name"): s for s in ex.get("steps") or []} if ex.get("planHash") == rec.get("planHash") else {}
+    by_step: dict[str, list[dict[str, str]]] = {}
+    for job in jobs:
+        labels = _meta(job).get("labels") or {}
+        by_step.setdefault(str(labels.get(LABEL_STEP) or ""), []).append({
+            "name": str(_meta(job).get("name") or ""), "phase": str(labels.get(LABEL_PHASE) or ""),
+            "state": job_state(job), "started": day((job.get("status") or {}).get("startTime")),
+        })
+    views = []
+    for i, s in enumerate(rec.get("steps") or [], 1):
+        name = str(s.get("name") or "")
+        views.append(StepView(
+            index=i, name=name, title=str(s.get("title") or ""), risk=str(s.get("risk") or "unknown"),
+            blast_radius=str(s.get("blastRadius") or "not stated"),
+            command=_cmd(s.get("command")), dry_run_command=_cmd(s.get("dryRunCommand")),
+            rollback_command=_cmd(s.get("rollbackCommand")),
+            dry_run=str((dry.get(name) or {}).get("result") or NOT_RUN),
+            run=str((ran.get(name) or {}).get("result") or NOT_RUN),
+            jobs=sorted(by_step.get(name, []), key=lambda j: j["name"]),
+        ))
+    return views
+
+
+@dataclass
+class ApprovalView:
+    name: str
+    approver: str
+    decision: str
+    plan_hash: str
+    reason: str
+    at: str
+    state: str
+    verdict: str
+    expires: str
+    current: bool
+
+
+def approval_views(name: str, approvals: Iterable[Mapping[str, Any]], plan_hash: str) -> list[ApprovalView]:
+    out = []
+    for a in approvals:
+        spec = a.get("spec") or {}
+        if spec.get("incident") != name:
+            continue
+        st = _status(a)
+        out.append(ApprovalView(
+            name=str(_meta(a).get("name") or ""), approver=str(spec.get("approver") or "?"),
+            decision=str(spec.get("decision") or "?"), plan_hash=str(spec.get("planHash") or ""),
+            reason=str(spec.get("reason") or ""), at=day(_meta(a).get("creationTimestamp")),
+            state=str(st.get("state") or "pending"), verdict=str(st.get("reason") or ""),
+            expires=day(st.get("expiresAt")) if st.get("expiresAt") else "",
+            current=bool(plan_hash) and spec.get("planHash") == plan_hash,
+        ))
+    return sorted(out, key=lambda v: (v.at, v.name))
+
+
+def stale_lines(rec: Mapping[str, Any]) -> list[str]:
+    return [str(w) for w in rec.get("warnings") or [] if "adjusted from" in str(w)]
+
+
+def approve_command(obj: Mapping[str, Any]) -> str:
+    """The command a person runs to approve with their own identity; '' when there is nothing to approve."""
+    rec = _status(obj).get("recommendation") or {}
+    if rec.get("mode") != "actionable" or not rec.get("planHash") or (obj.get("spec") or {}).get("resolution"):
+        return ""
+    meta = _meta(obj)
+    return f"kubectl recall approve {meta.get('name')} -n {meta.get('namespace')}"
+
+
+# -- a runbook ---------------------------------------------------------------------
+
+
+@dataclass
+class OutcomePoint:
+    incident: str
+    namespace: str
+    at: str
+    result: str
+    rate: float  # the win rate after this outcome
+    x: float = 0.0
+    y: float = 0.0
+
+
+CHART_W, CHART_H, CHART_PAD = 560, 180, 28
+
+
+def runbook_outcomes(name: str, incidents: Iterable[Mapping[str, Any]]) -> list[OutcomePoint]:
+    """The confirmed outcomes in which this runbook ran, oldest first, with the win rate after each.
+
+    The rate is the operator's own (a Beta prior), over the outcomes the panel
+    can see; Runbook.status holds the count the operator kept.
+    """
+    found = []
+    for obj in incidents:
+        raw = (obj.get("spec") or {}).get("resolution")
+        if not raw:
+            continue
+        try:
+            resolution = Resolution.model_validate(raw)
+        except ValueError:
+            continue
+        result = runbook_outcome(resolution, name)
+        if result is None:
+            continue
+        at = str(raw.get("confirmedAt") or _meta(obj).get("creationTimestamp") or "")
+        found.append((at, str(_meta(obj).get("name") or ""), str(_meta(obj).get("namespace") or ""), result))
+    found.sort()
+    points, executed, succeeded = [], 0, 0
+    for at, incident, ns, result in found:
+        executed += 1
+        succeeded += result == "succeeded"
+        rate = win_rate(RunbookRecord(times_executed=executed, times_succeeded=succeeded))
+        points.append(OutcomePoint(incident, ns, at, result, round(rate, 3)))
+    inner_w, inner_h = CHART_W - 2 * CHART_PAD, CHART_H - 2 * CHART_PAD
+    for i, p in enumerate(points):
+        p.x = round(CHART_PAD + (inner_w * i / (len(points) - 1) if len(points) > 1 else inner_w / 2), 1)
+        p.y = round(CHART_PAD + inner_h * (1 - p.rate), 1)
+    return points
+
+
+def chart_path(points: Sequence[OutcomePoint]) -> str:
+    return " ".join(f"{'M' if i == 0 else 'L'}{p.x},{p.y}" for i, p in enumerate(points))
+
+
+def recommended_for(name: str, incidents: Iterable[Mapping[str, Any]], now: datetime) -> list[IncidentRow]:
+    rows = [incident_row(o, now) for o in incidents
+            if ((_status(o).get("recommendation") or {}).get("runbook") == name)]
+    return sorted(rows, key=lambda r: (r.created, r.name), reverse=True)
+
+
+# -- memory health -----------------------------------------------------------------
+
+
+@dataclass
+class Health:
+    backend: str
+    outbox: list[str]
+    last_write: str
+    last_write_age: str
+    unavailable: list[str]
+    counts: dict[str, int]
+
+
+def memory_health(incidents: Sequence[Mapping[str, Any]], runbooks: Sequence[Mapping[str, Any]],
+                  contradictions: Sequence[Mapping[str, Any]], migrations: Sequence[Mapping[str, Any]],
+                  now: datetime) -> Health:
+    """What the Incidents' status says of memory: which backend, what waits in the outbox, the last write."""
+    writes = []
+    outbox = []
+    unavailable = []
+    for o in incidents:
+        mem = _status(o).get("memory") or {}
+        ref = f"{_meta(o).get('namespace')}/{_meta(o).get('name')}"
+        if mem.get("outbox") == "pending":
+            outbox.append(ref)
+        if mem.get("writtenAt"):
+            writes.append((str(mem["writtenAt"]), str(mem.get("backend") or "?")))
+        cond = conditions(o).get("MemoryAvailable")
+        if cond and cond.get("status") == "False":
+            unavailable.append(ref)
+    writes.sort()
+    last = writes[-1] if writes else ("", "unknown (nothing written yet)")
+    by_mode: dict[str, int] = {m: 0 for m in MODES}
+    for o in incidents:
+        mode = (_status(o).get("recommendation") or {}).get("mode")
+        if mode in by_mode:
+            by_mode[mode] += 1
+    counts = {
+        "incidents": len(incidents),
+        **{f"{m} incidents": n for m, n in by_mode.items()},
+        "resolved incidents": sum(1 for o in incidents if (o.get("spec") or {}).get("resolution")),
+        "outcomes in memory": len(writes),
+        "runbooks": len(runbooks),
+        "open contradictions": sum(1 for c in contradictions
+                                   if (_status(c).get("state") or ((c.get("spec") or {}).get("resolution") or {})
+                                       .get("state") or "open") == "open"),
+        "architecture migrations": len(migrations),
+    }
+    return Health(backend=last[1], outbox=sorted(outbox), last_write=day(last[0]) if last[0] else "never",
+                  last_write_age=age(last[0], now) if last[0] else "-", unavailable=sorted(unavailable),
+                  counts=counts)

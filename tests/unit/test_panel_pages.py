@@ -1,0 +1,160 @@
+"""The memory panel's pages from objects held in memory: what each shows, escaping, the side a contradiction leans to.
+
+The browser tests (tests/e2e/test_panel.py) drive the same pages against a
+real API server; these check the layout rules without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from recall_operator.panel import server, views
+from recall_operator.panel.source import StaticSource
+
+NS = "shop"
+NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
+SIDE = ("contradiction poll-tuning: this incident resembles the side of inc-0024, inc-0051 "
+        "(its conditions' words 0.18, fixed by reduce-poll-records) more than inc-0007 (0.06, fixed by raise-poll)")
+HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)> & \"quotes\""
+
+
+def _incident(name: str, title: str, status: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+            "metadata": {"name": name, "namespace": NS, "creationTimestamp": "2025-05-01T11:55:00Z"},
+            "spec": {"service": "kafka-orders", "severity": "high", "title": title, **spec},
+            "status": status or {}}
+
+
+def _match(name: str, similarity: int, **extra: Any) -> dict[str, Any]:
+    return {"incident": name, "similarity": similarity, "outcome": "succeeded", "runbook": "reduce-poll-records",
+            "breakdown": {"lexical": 30.12, "service": 25, "symptoms": 16, "ruledOut": -35},
+            "actions": [{"action": "run runbook raise-poll", "result": "failed"},
+                        {"action": "run runbook reduce-poll-records", "result": "succeeded"}], **extra}
+
+
+STATUS = {
+    "matches": [
+        _match("inc-0024", 81, contradiction="poll-tuning", ruledOut=["the incident says \"no rebalances\""]),
+        _match("inc-0007", 64, contradiction="poll-tuning",
+               stale={"migration": "m1", "oldArch": "VMs", "newArch": "managed", "deduction": 30, "why": "moved"}),
+    ],
+    "recommendation": {
+        "mode": "advisory", "similarity": 81, "actionability": 44, "runbook": "reduce-poll-records",
+        "source": "memory", "planHash": "abc123", "steps": [
+            {"name": "set-small-batches", "risk": "high", "blastRadius": "one consumer group",
+             "command": ["kubectl", "set", "env"], "dryRunCommand": ["kubectl", "set", "env", "--dry-run=server"],
+             "rollbackCommand": []}],
+        "warnings": ["actionability adjusted from 74 to 44 because the platform moved"],
+        "reasons": [SIDE, "open contradiction poll-tuning: confirmed outcomes disagree"],
+    },
+}
+
+
+def _source() -> StaticSource:
+    contradiction = {"metadata": {"name": "poll-tuning", "namespace": NS},
+                     "spec": {"topic": "rebalancing storms", "claims": [
+                         {"memory": "inc-0007", "claim": "raising the poll interval stopped it"},
+                         {"memory": "inc-0024", "claim": "raising it made it worse; fewer records fixed it"}]}}
+    past = _incident("inc-0024", "lag and rebalancing", startedAt="2024-06-25T13:00:00Z",
+                     resolution={"runbook": "reduce-poll-records", "confirmedAt": "2024-06-25T15:00:00Z",
+                                 "actions": [{"action": "run runbook reduce-poll-records", "result": "succeeded"}]})
+    failed = _incident("inc-0030", "more lag", resolution={
+        "confirmedAt": "2024-08-01T00:00:00Z",
+        "actions": [{"action": "run runbook reduce-poll-records", "result": "failed"}]})
+    runbook = {"metadata": {"name": "reduce-poll-records", "namespace": NS},
+               "spec": {"title": "fewer records per poll", "services": ["kafka-orders"], "steps": [
+                   {"name": "set-small-batches", "command": ["kubectl", "set", "env"]}]},
+               "status": {"timesExecuted": 2, "timesSucceeded": 1, "timesFailed": 1, "winRate": 0.5}}
+    return StaticSource({
+        "incidents": [_incident("inc-now", HOSTILE, STATUS, description=HOSTILE), past, failed,
+                      _incident("inc-new", "never seen", {"recommendation": {"mode": "novel", "similarity": 31,
+                                                                              "actionability": 0}})],
+        "contradictions": [contradiction], "runbooks": [runbook],
+        "approvals": [{"metadata": {"name": "a1", "namespace": NS, "creationTimestamp": "2025-05-01T11:58:00Z"},
+                       "spec": {"incident": "inc-now", "planHash": "abc123", "decision": "approve",
+                                "approver": "alice"}, "status": {"state": "Accepted"}}],
+    }, namespaces=[NS])
+
+
+def _page(html_text: str) -> str:
+    """The page's text, tags dropped and entities decoded: what a person reads."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", html_text))
+
+
+def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_text() -> None:
+    body = asyncio.run(server.incident_page(_source(), NS, "inc-now", NOW))
+    assert body is not None
+    assert "<script" not in body and "<img" not in body
+    assert html.escape(HOSTILE, quote=False).replace("'", "&#39;") in body or "&lt;script&gt;" in body
+    text = _page(body)
+    assert HOSTILE in text
+    assert re.search(r'id="similarity">81<', body) and re.search(r'id="actionability">44<', body)
+    # each term's points, the deduction included, and the ruled-out line
+    assert "+30.1" in text and "-35" in text and 'class="neg"' in body
+    assert "ruled out: the incident says \"no rebalances\"" in text
+    # failed and succeeded actions, said in words
+    assert "failed run runbook raise-poll" in " ".join(text.split())
+    # stale: the adjusted line and the migration
+    assert "actionability adjusted from 74 to 44 because the platform moved" in text
+    assert "migration m1 (VMs → managed)" in text
+    # the contradiction's claims side by side, the side this incident resembles marked
+    assert "raising the poll interval stopped it" in text and "fewer records fixed it" in text
+    assert SIDE in text
+    resembled = re.findall(r'<div class="claim resembled">\s*<h3>([^<]+)', body)
+    assert [r.strip() for r in resembled] == ["inc-0024"]
+    # the approval, and the panel never approves itself: it says which command to run
+    assert "alice" in text and "Accepted" in text
+    assert "kubectl recall approve" not in text  # advisory: nothing to approve
+    assert "none: cannot be undone by the operator" in text
+
+
+def test_the_table_filters_and_says_novel_in_words() -> None:
+    source = _source()
+    body = asyncio.run(server.incidents_page(source, {"mode": "novel"}, NOW))
+    text = _page(body)
+    assert "inc-new" in text and "inc-now" not in text.replace("inc-new", "")
+    assert "novel incident: nothing in memory is close" in text
+    body = asyncio.run(server.incidents_page(source, {}, NOW))
+    assert "&lt;script&gt;" in body and "<script" not in body
+
+
+def test_the_runbook_page_draws_its_outcomes_on_the_server() -> None:
+    body = asyncio.run(server.runbook_page(_source(), NS, "reduce-poll-records", NOW))
+    assert body is not None and "<svg" in body and "<script" not in body
+    points = views.runbook_outcomes("reduce-poll-records", _source().objects["incidents"])
+    assert [(p.incident, p.result, p.rate) for p in points] == [("inc-0024", "succeeded", 0.667),
+                                                                 ("inc-0030", "failed", 0.5)]
+    assert 'id="win-rate">0.5<' in body and 'id="times-executed">2<' in body
+
+
+def test_memory_health_counts_what_status_records() -> None:
+    incidents = [
+        {"metadata": {"name": "a", "namespace": NS}, "status": {"memory": {"backend": "embedded",
+                                                                            "writtenAt": "2025-05-01T11:00:00Z"}}},
+        {"metadata": {"name": "b", "namespace": NS}, "status": {"memory": {"outbox": "pending"}}},
+    ]
+    health = views.memory_health(incidents, [], [], [], NOW)
+    assert health.backend == "embedded" and health.outbox == [f"{NS}/b"] and health.last_write_age == "1h"
+    assert health.counts["incidents"] == 2 and health.counts["outcomes in memory"] == 1
+
+
+@pytest.mark.parametrize(("path", "code"), [
+    (f"/ns/{NS}/incidents/inc-now", 200), (f"/ns/{NS}/incidents/nope", 404), ("/ns/other/incidents/inc-now", 404),
+    (f"/ns/{NS}/runbooks/reduce-poll-records", 200), ("/memory", 200), ("/incidents", 200),
+    ("/static/panel.css", 200),
+])
+async def test_routes_answer_and_refuse_other_namespaces(path: str, code: int) -> None:
+    async with TestClient(TestServer(server.create_app(_source(), clock=lambda: NOW))) as client:
+        resp = await client.get(path)
+        assert resp.status == code
+        if path.startswith("/ns") or path in ("/memory", "/incidents"):
+            assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
+        post = await client.post(path, data=b"{}")
+        assert post.status == 405
