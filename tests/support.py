@@ -6,6 +6,8 @@
 - ``post_json``: POST a body and read the JSON answer, HTTP errors included.
 - ``stop_process``: SIGTERM a subprocess, then SIGKILL it when it will not stop.
 - ``DATASETS``, ``history``: the development replay histories the repository carries.
+- ``renderer``: scripts/render-manifests.py as a module (the chart's render, and where helm,
+  kubectl and the chart validators that scripts/testbin.sh builds live).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
@@ -99,3 +102,15 @@ def stop_process(proc: subprocess.Popen[Any], timeout: float = 30) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=timeout)
+
+
+def renderer() -> ModuleType:
+    """scripts/render-manifests.py, loaded as a module (its name has a dash, so it cannot be imported)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "render-manifests.py"
+    spec = importlib.util.spec_from_file_location("render_manifests", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -15,32 +15,23 @@ production (two replicas on Hindsight, NetworkPolicy and monitoring on).
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
+
+from support import renderer
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_renderer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_manifests", ROOT / "scripts" / "render-manifests.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-render = _load_renderer()
+render = renderer()
 
 PRODUCTION = ("--set", "replicas=2", "--set", "memory.backend=hindsight",
               "--set", "memory.hindsight.url=http://hindsight.recall-system.svc:8888",

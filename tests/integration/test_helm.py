@@ -20,7 +20,6 @@ deleted afterwards: its admission policies bind in every namespace.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -30,13 +29,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 
-from support import free_port, post_json, wait_for
+from support import free_port, post_json, renderer, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -47,15 +45,7 @@ CLUSTER_KINDS = {"ClusterRole", "ClusterRoleBinding", "ValidatingAdmissionPolicy
                  "ValidatingAdmissionPolicyBinding", "CustomResourceDefinition"}
 
 
-def _load_renderer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_manifests", ROOT / "scripts" / "render-manifests.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-render = _load_renderer()
+render = renderer()
 
 
 def docs(text: str) -> list[dict[str, Any]]:

@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 import yaml
 
+from support import renderer
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,12 +89,7 @@ def namespaces(kubectl: Callable[..., Any], cluster: Any) -> Iterator[dict[str, 
 
 
 def shell_env(cluster: Any) -> dict[str, str]:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("render_manifests", ROOT / "scripts" / "render-manifests.py")
-    assert spec is not None and spec.loader is not None
-    render = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(render)
+    render = renderer()
     tools = str(Path(render.helm_binary()).parent)  # helm and kubectl from scripts/testbin.sh
     return {**render.helm_env(), "PATH": tools + os.pathsep + os.environ["PATH"], "KUBECONFIG": str(cluster.kubeconfig)}
 

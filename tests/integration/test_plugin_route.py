@@ -7,7 +7,6 @@ network: the package under test is the one installed in this environment.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -15,17 +14,13 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+from support import renderer
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
 
 
 def kubectl_dir() -> str:
-    spec = importlib.util.spec_from_file_location("render_manifests", ROOT / "scripts" / "render-manifests.py")
-    assert spec is not None and spec.loader is not None
-    render = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(render)
-    return str(Path(render.helm_binary()).parent)  # kubectl is built beside helm
+    return str(Path(renderer().helm_binary()).parent)  # kubectl is built beside helm
 
 
 def run(*args: str, path: str) -> subprocess.CompletedProcess[str]:
