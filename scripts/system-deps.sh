@@ -10,6 +10,8 @@ command -v prometheus-alertmanager >/dev/null 2>&1 || need+=(prometheus-alertman
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v lua5.1 >/dev/null 2>&1 || need+=(lua5.1)
+# The README's install commands make the bridge token with openssl (tests/integration/test_install_docs.py).
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 [[ ${#need[@]} -eq 0 ]] && exit 0
