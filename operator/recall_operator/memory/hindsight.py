@@ -18,9 +18,9 @@ front of it, as an informer serves reads in front of the API server:
   (by `updated_at`, with an overlap for late commits) are read into the index,
   so that a memory written by another operator on the bank is recalled here
   within one interval. When the bank's document count and the index disagree
-  (a memory deleted or lost on the server, a write missed), the bank is listed
-  again whole and the index made equal to it: the server wins every
-  disagreement.
+  (a memory deleted or lost on the server, a write missed), and every
+  FULL_LISTING_EVERY seconds in any case, the bank is listed again whole and
+  the index made equal to it: the server wins every disagreement.
 - A failed call to Hindsight marks the index out of date: recall, get and
   count raise MemoryUnavailable (as they would without an index) until a poll
   succeeds; recall and get try that poll themselves first.
@@ -49,6 +49,7 @@ import logging
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -87,6 +88,9 @@ DEFAULT_POLL_INTERVAL = 2.0
 # A poll re-reads documents this much older than the newest it saw: a write
 # stamped before that one may commit after it.
 POLL_OVERLAP = timedelta(seconds=30)
+# The whole bank is listed again this often even when the counts agree (a
+# deletion and a write elsewhere in one interval leave the count unchanged).
+FULL_LISTING_EVERY = 600.0
 # How long the first recall waits for the first listing of the bank.
 INDEX_WAIT = 30.0
 # Room for `limit` whole memories in one answer (a memory's text is about 250 tokens).
@@ -210,7 +214,7 @@ class HindsightMemory:
         self._current = False  # no call has failed since the last successful poll
         self._newest: datetime | None = None  # the newest `updated_at` seen (the server's clock)
         self._foreign = 0  # documents in the bank that this operator cannot read (not its own)
-        self._full_due = False
+        self._listed_at = 0.0  # time.monotonic() of the last whole listing
         # Writes made here, by generation: a listing fetched before a write must not undo it.
         self._generation = 0
         self._written: dict[tuple[str, str], int] = {}
@@ -448,7 +452,7 @@ class HindsightMemory:
         if index is None:
             return
         since = self._generation
-        if not self._loaded or self._full_due:
+        if not self._loaded or time.monotonic() - self._listed_at > FULL_LISTING_EVERY:
             await self._list_all(index, since)
         else:
             total = await self._list_changes(index, since)
@@ -459,7 +463,7 @@ class HindsightMemory:
                 )
                 await self._list_all(index, since)
         self._loaded = self._current = True
-        self._full_due = False
+        self._listed_at = 0.0  # time.monotonic() of the last whole listing
         self.polls += 1
 
     def _written_after(self, since: int) -> set[tuple[str, str]]:
@@ -491,6 +495,7 @@ class HindsightMemory:
         if stale:
             index.forget_many(stale)
         self._foreign = foreign
+        self._listed_at = time.monotonic()
         self._note_newest(listed)
         # Generations up to `since` are settled: the listing saw them.
         self._written = {k: g for k, g in self._written.items() if g > since}
