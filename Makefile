@@ -33,9 +33,14 @@ test: $(STAMP) testbin system-deps lint
 unit: $(STAMP)
 	$(BIN)/python -m pytest -ra -q tests/unit
 
-lint: $(STAMP)
+# The chart's own validators (helm lint, kubeconform, kube-score) need the
+# control-plane build and run in tests/integration/test_helm.py and
+# test_chart_validators.py; the alert rules need only promtool.
+lint: $(STAMP) system-deps
 	$(BIN)/lint-imports
 	$(BIN)/hadolint Dockerfile
+	promtool check rules helm/recall-operator/files/prometheus-rules.yaml
+	promtool test rules tests/monitoring/rules-test.yaml
 
 replay: $(STAMP)
 	$(BIN)/recall replay $(DATASET)
