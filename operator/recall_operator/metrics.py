@@ -252,10 +252,12 @@ async def list_watched_kinds(ready: asyncio.Event, insights: Any, lists: FirstLi
 
 
 def _parse_time(value: Any) -> datetime | None:
+    """An RFC 3339 time as an aware datetime (UTC when it names no zone); None when it is not one."""
     try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 def backlog(incidents: Iterable[Mapping[str, Any]], approvals: Iterable[Mapping[str, Any]], now: datetime
