@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from jinja2 import Undefined
+
 from recall_operator.domain.consolidation import runbook_outcome, win_rate
 from recall_operator.domain.models import Resolution, RunbookRecord
 
@@ -57,7 +59,7 @@ def day(value: Any) -> str:
 
 def number(value: Any) -> str:
     """A status number as kubectl prints it: 81, 0.667; '-' when absent."""
-    if value is None or value == "":
+    if value is None or value == "" or isinstance(value, Undefined):  # Undefined: a key the status lacks
         return "-"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -119,7 +121,8 @@ def incident_row(obj: Mapping[str, Any], now: datetime) -> IncidentRow:
         title=str(spec.get("title") or ""),
         service=str(spec.get("service") or ""),
         severity=str(spec.get("severity") or "-"),
-        mode=str(rec.get("mode") or "not triaged"),
+        # An incident recorded with its outcome already known is never triaged: it is memory, not a page.
+        mode=str(rec.get("mode") or ("resolved" if spec.get("resolution") else "not triaged")),
         similarity=number(rec.get("similarity")),
         actionability=number(rec.get("actionability")),
         runbook=str(rec.get("runbook") or ""),
@@ -375,6 +378,9 @@ def approve_command(obj: Mapping[str, Any]) -> str:
     rec = _status(obj).get("recommendation") or {}
     if rec.get("mode") != "actionable" or not rec.get("planHash") or (obj.get("spec") or {}).get("resolution"):
         return ""
+    execution = _status(obj).get("execution") or {}
+    if execution.get("planHash") == rec.get("planHash") and execution.get("state"):
+        return ""  # this plan is approved already, running or run
     meta = _meta(obj)
     return f"kubectl recall approve {meta.get('name')} -n {meta.get('namespace')}"
 
