@@ -172,3 +172,25 @@ async def test_without_the_index_recall_asks_the_server_and_finds_the_same_prece
     finally:
         await indexed.close()
         await direct.close()
+
+
+async def test_an_operator_started_while_hindsight_is_down_says_memory_is_unavailable(history: Any) -> None:
+    """No index to list and no server to ask: recall, get and count raise, healthy() says no; none hangs."""
+    from hindsight_server import free_port
+
+    from recall_operator.memory.base import MemoryUnavailable
+
+    nowhere = HindsightMemory(f"http://127.0.0.1:{free_port()}", bank=bank(), poll_interval=POLL)
+    try:
+        assert not await nowhere.healthy()
+        with pytest.raises(MemoryUnavailable):
+            await nowhere.recall(query(history, "inc-0008"))
+        with pytest.raises(MemoryUnavailable):
+            await nowhere.get("inc-0001", "default")
+        with pytest.raises(MemoryUnavailable):
+            await nowhere.count()
+        with pytest.raises(MemoryUnavailable):
+            await nowhere.remember(history.memory("inc-0001"))
+        assert not nowhere.indexed
+    finally:
+        await nowhere.close()

@@ -223,6 +223,7 @@ async def test_hindsight_down_is_unavailable_and_back_after_a_restart(hindsight_
     assert await memory.healthy()
     assert await memory.count() == 5  # the database kept what was written before
     assert await memory.get("inc-0001", "default") == history.memory("inc-0001")
+    assert memory.indexed  # the read above polled first: the local index is current again
     await memory.remember(history.memory("inc-0006"))
     assert await memory.count() == 6
     assert "inc-0001" in await recalled(memory, query)
