@@ -212,3 +212,19 @@ def test_kube_score_findings_are_fixed_or_explained(helm: str, tmp_path: Path, p
     stale = {check for check, (profiles, _) in KUBE_SCORE_ACCEPTED.items() if profile in profiles} - {
         f[0] for f in findings}
     assert stale == set(), f"accepted findings kube-score no longer reports for {profile}: {stale}"
+
+
+def test_the_production_profile_is_accepted_by_the_api_server(
+    helm: str, kubectl: Callable[..., Any], make_namespace: Callable[[], str]
+) -> None:
+    """Server-side dry run of the HA objects (PDB, spread, anti-affinity, rolling update, NetworkPolicy)."""
+    ns = make_namespace()
+    items = [d for d in yaml.safe_load_all(render.render_chart(helm, *PRODUCTION, namespace=ns)) if d]
+    # The CRD-backed kinds need their CRDs served first; kubeconform checked them above.
+    sent = [d for d in items if d["apiVersion"].split("/")[0] not in ("monitoring.coreos.com", "kopf.dev")
+            and d["kind"] != "CustomResourceDefinition"]
+    assert {"PodDisruptionBudget", "NetworkPolicy", "Deployment"} <= {d["kind"] for d in sent}
+    proc = kubectl("apply", "--server-side", "--dry-run=server", "--field-manager=recall-validators-test",
+                   "-f", "-", input=yaml.safe_dump_all(sent))
+    assert proc.returncode == 0, proc.stderr
+    assert "poddisruptionbudget.policy/recall-operator serverside-applied (server dry run)" in proc.stdout, proc.stdout
