@@ -194,3 +194,23 @@ async def test_an_operator_started_while_hindsight_is_down_says_memory_is_unavai
         assert not nowhere.indexed
     finally:
         await nowhere.close()
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "direct"])
+async def test_one_client_serves_every_call_in_a_loop_and_closes_with_the_backend(
+    hindsight_server: Any, history: Any, index: bool
+) -> None:
+    """Each call used to open a client (and build an SSL context on the event loop); now a loop keeps one."""
+    memory = HindsightMemory(hindsight_server.url, bank=bank(), index=index, poll_interval=POLL)
+    client = memory._held().client
+    await memory.remember(history.memory("inc-0001"))
+    await memory.remember_many(history.memories[1:4])
+    await memory.recall(query(history, "inc-0008"))
+    await memory.get("inc-0001")
+    await memory.count()
+    assert await memory.healthy()
+    assert memory._held().client is client and len(memory._loops) == 1
+    session = client._api_client.rest_client.pool_manager  # the one HTTP session and its connection pool
+    assert not session.closed
+    await memory.close()
+    assert session.closed
