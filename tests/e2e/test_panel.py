@@ -271,7 +271,7 @@ def test_the_panel_shows_the_evidence_the_status_holds(
         assert resembled == []
         assert "did not say which side" in section.find_element(By.CSS_SELECTOR, ".resembles").text
     if os.environ.get("RECALL_PANEL_SCREENSHOT"):  # the README's image: the top of the page, where the evidence starts
-        browser.set_window_size(1280, 1900)
+        browser.set_window_size(1280, 2500)
         browser.save_screenshot(os.environ["RECALL_PANEL_SCREENSHOT"])
         browser.set_window_size(1280, 1000)
     assert shot.stat().st_size > 10_000
@@ -392,3 +392,30 @@ def test_the_panel_never_writes(cluster: Any, namespace: str, panel: str) -> Non
     with urllib.request.urlopen(f"{panel}/incidents", timeout=10) as resp:
         assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
         assert "script-src" not in resp.headers["Content-Security-Policy"]
+
+
+def test_recall_run_serves_the_panel_beside_the_operator(cluster: Any, kubectl: Any, namespace: str,
+                                                         tmp_path: Path) -> None:
+    """`recall run --panel-port N`: the operator triages, and the panel beside it shows the answer."""
+    import urllib.request
+
+    port = free_port()
+    env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}
+    log = (tmp_path / "operator.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", namespace, "--memory", "embedded",
+         "--memory-path", str(tmp_path / "memory.sqlite3"), "--panel-port", str(port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        assert wait_http_ok(f"http://127.0.0.1:{port}/healthz", proc, timeout=60), (tmp_path / "operator.log").read_text()
+        apply(kubectl, namespace, {"apiVersion": GROUP_VERSION, "kind": "Incident", "metadata": {"name": "inc-one"},
+                                   "spec": {"service": "ledger-batch", "title": "nightly ledger export wedged"}})
+        mode = _triaged(kubectl, namespace, "inc-one")["status"]["recommendation"]["mode"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/ns/{namespace}/incidents/inc-one", timeout=10) as resp:
+            page = resp.read().decode()
+        assert 'id="mode">' + mode + "<" in page and "nightly ledger export wedged" in page
+    finally:
+        stop_process(proc)
+        log.close()
+    assert "Traceback" not in (tmp_path / "operator.log").read_text()
