@@ -158,3 +158,18 @@ async def test_routes_answer_and_refuse_other_namespaces(path: str, code: int) -
             assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
         post = await client.post(path, data=b"{}")
         assert post.status == 405
+
+
+def test_everything_the_panel_serves_ships_in_the_package() -> None:
+    """Templates and the stylesheet are package data: a wheel without them would serve nothing."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["recall_operator"]
+    package = root / "operator" / "recall_operator"
+    served = [p.relative_to(package).as_posix() for p in (package / "panel").rglob("*")
+              if p.is_file() and p.suffix in (".html", ".css", ".svg", ".png", ".js")]
+    assert served and not [p for p in served if p.endswith(".js")], "no script is served"
+    assert [p for p in served if not any(fnmatch.fnmatch(p, g) for g in globs)] == []
