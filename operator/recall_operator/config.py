@@ -82,7 +82,8 @@ def approval_settings_from_env(env: Mapping[str, str]) -> ApprovalSettings:
     RECALL_FOUR_EYES (true/false), RECALL_APPROVAL_EXPIRY_MINUTES (0: never
     expires), RECALL_APPROVERS_<RISK> (LOW, MEDIUM, HIGH, CRITICAL: distinct
     approvers a plan with that riskiest step needs, 1..5). A riskier level never
-    needs fewer approvers than a safer one.
+    needs fewer approvers than a safer one. RECALL_APPROVERS_BRIDGE (1..5, default
+    2): distinct approvers an incident opened by the alert bridge needs at least.
     """
     defaults = ApprovalSettings()
     default_minutes = defaults.approval_ttl.total_seconds() / 60 if defaults.approval_ttl else 0.0
@@ -101,10 +102,14 @@ def approval_settings_from_env(env: Mapping[str, str]) -> ApprovalSettings:
                 f"RECALL_APPROVERS_{riskier.upper()}={more} is fewer than RECALL_APPROVERS_{safer.upper()}={fewer}: "
                 f"a {riskier} plan would be easier to run than a {safer} one"
             )
+    bridge = _number(env, "RECALL_APPROVERS_BRIDGE", defaults.bridge_approvers, 1, MAX_APPROVERS)
+    if bridge != int(bridge):
+        raise ConfigError(f"RECALL_APPROVERS_BRIDGE={env['RECALL_APPROVERS_BRIDGE']} is not a whole number of approvers")
     return ApprovalSettings(
         four_eyes=_flag(env, "RECALL_FOUR_EYES", defaults.four_eyes),
         approval_ttl=timedelta(minutes=minutes) if minutes > 0 else None,
         approvers_required=required,
+        bridge_approvers=int(bridge),
     )
 
 

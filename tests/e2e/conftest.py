@@ -17,8 +17,16 @@ import pytest
 from kopf.testing import KopfRunner
 
 from recall_operator.demo import incident_status
-from recall_operator.handlers import ENV_BACKEND, ENV_PATH
+from kit import STATUS_KEY
+from recall_operator.handlers import ENV_BACKEND, ENV_PATH, ENV_STATUS_KEY
 from recall_operator.runner import operator_args
+
+
+@pytest.fixture(autouse=True)
+def status_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Operators started here seal recommendations with the key kit.recommend uses."""
+    monkeypatch.setenv(ENV_STATUS_KEY, STATUS_KEY)
+    return STATUS_KEY
 
 
 @pytest.fixture

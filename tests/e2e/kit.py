@@ -14,6 +14,7 @@ from typing import Any
 import kopf
 from kopf.testing import KopfRunner
 
+from recall_operator.domain.execution import seal
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import build_plan
 from recall_operator.handlers import configure_settings
@@ -21,6 +22,10 @@ from recall_operator.handlers import execution as execution_handlers
 from recall_operator.kube import jobs as jobkit
 
 GROUP_VERSION = "recall.dev/v1alpha1"
+# The operators these tests start seal recommendations with this key (RECALL_STATUS_KEY,
+# set by conftest), so a recommendation the test writes counts as the operator's own:
+# the test stands in for triage. An unsealed one runs nothing.
+STATUS_KEY = "recall-e2e-trusted-writer"
 
 CART_STEPS: list[dict[str, Any]] = [
     {"name": "snapshot", "image": "redis-tools:7", "command": ["redis-cli", "-h", "$(SERVICE)", "bgsave"],
@@ -85,12 +90,18 @@ class KubeEnv:
 
     def recommend(self, incident: str, incident_spec: dict[str, Any], runbook_name: str,
                   runbook_spec: dict[str, Any], mode: str = "actionable", similarity: int = 80,
-                  actionability: int = 75) -> str:
-        """Write a recommendation with the plan `build_plan` makes into the Incident's status; returns its planHash."""
+                  actionability: int = 75, sealed: bool = True) -> str:
+        """Write a recommendation with the plan `build_plan` makes into the Incident's status; returns its planHash.
+
+        Sealed with the test operators' key, as triage would write it; `sealed=False` is a forgery.
+        """
         plan = build_plan(IncidentSpec.model_validate(incident_spec),
                           Runbook(name=runbook_name, spec=RunbookSpec.model_validate(runbook_spec)))
         rec = {"mode": mode, "runbook": runbook_name, "planHash": plan.plan_hash, "similarity": similarity,
                "actionability": actionability, "steps": [s.as_status() for s in plan.steps]}
+        if sealed:
+            uid = self.get("incidents.recall.dev", incident)["metadata"]["uid"]
+            rec["seal"] = seal(STATUS_KEY.encode(), uid, rec)
         self.kubectl("patch", "incidents.recall.dev", incident, "-n", self.ns, "--subresource=status",
                      "--type=merge", "-p", json.dumps({"status": {"recommendation": rec}}), check=True)
         return plan.plan_hash

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.demo import apply, wait_for
+from recall_operator.demo import apply, import_outcome, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -54,20 +54,21 @@ def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_th
     for rb in (_runbook("raise-poll-interval", "Raise max.poll.interval.ms"),
                _runbook("reduce-poll-records", "Lower max.poll.records")):
         apply(kubectl, namespace, rb)
-    apply(kubectl, namespace, _incident("inc-a", {
+    # Past incidents whose runs the history records (as an operator that ran them would).
+    import_outcome(kubectl, namespace, _incident("inc-a"), {
         "rootCause": "slow batches overran the poll interval", "summary": "raising the interval stopped the loop",
         "runbook": "raise-poll-interval", "confirmedBy": "oncall-a",
-        "actions": [{"action": "run runbook raise-poll-interval", "result": "succeeded"}]}))
+        "actions": [{"action": "run runbook raise-poll-interval", "result": "succeeded"}]})
     wait_for("inc-a in memory", lambda: get_status("inc-a").get("memory", {}).get("written") or
              any(c.get("type") == "Resolved" and c.get("status") == "True" for c in get_status("inc-a").get("conditions", [])),
              timeout=DEADLINE_S)
     assert _contradictions(kubectl, namespace) == []  # one outcome cannot disagree with itself
 
-    apply(kubectl, namespace, _incident("inc-b", {
+    import_outcome(kubectl, namespace, _incident("inc-b"), {
         "rootCause": "a hung consumer kept its partitions", "summary": "raising the interval made it worse",
         "runbook": "reduce-poll-records", "confirmedBy": "oncall-b",
         "actions": [{"action": "run runbook raise-poll-interval", "result": "failed"},
-                    {"action": "run runbook reduce-poll-records", "result": "succeeded"}]}))
+                    {"action": "run runbook reduce-poll-records", "result": "succeeded"}]})
     proposed = wait_for("a proposed contradiction", lambda: _contradictions(kubectl, namespace), timeout=DEADLINE_S)
     assert len(proposed) == 1
     spec = proposed[0]["spec"]

@@ -39,7 +39,7 @@ import pytest
 
 import support
 from alertmanager import free_port
-from kit import KubeEnv, cart_runbook
+from kit import STATUS_KEY, KubeEnv, cart_runbook
 from recall_operator.bridge.alertmanager import incident_name
 from recall_operator.cluster import LocalCluster
 from recall_operator.kube import jobs as jobkit
@@ -105,7 +105,8 @@ class Operator:
 
 def _env(kubeconfig: Path, tmp: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_")}
-    env.update({"KUBECONFIG": str(kubeconfig), "RECALL_MEMORY_BACKEND": "embedded",
+    # The key kit.recommend seals with, kept across a SIGKILL and restart as a Secret would keep it.
+    env.update({"KUBECONFIG": str(kubeconfig), "RECALL_MEMORY_BACKEND": "embedded", "RECALL_STATUS_KEY": STATUS_KEY,
                 "RECALL_MEMORY_PATH": str(tmp / "memory.sqlite3"), "PYTHONUNBUFFERED": "1", **extra})
     return env
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.demo import apply, history_steps, load_history, read_history, wait_for
+from recall_operator.demo import apply, history_steps, imported_execution, load_history, read_history, wait_for
 from recall_operator.replay import run_replay
 from support import history
 
@@ -136,7 +136,10 @@ def test_recurrence_is_recalled_its_outcome_counted_and_a_clear_one_is_actionabl
     assert row[3] == rec["mode"] and row[4] == str(rec["similarity"]) and row[5] == str(rec["actionability"])
     assert row[6] == "k8s-rollback-deploy"
 
-    # A person records the outcome: it is consolidated once, and the runbook's record moves.
+    # A person records the outcome: it is consolidated once, and the runbook's record moves, because
+    # status.execution records the rollback as run here (written as the history's record of it).
+    kubectl("patch", "incident", "inc-0022", "-n", namespace, "--subresource=status", "--type=merge",
+            "-p", json.dumps({"status": {"execution": imported_execution(outcome)}}), check=True)
     kubectl("patch", "incident", "inc-0022", "-n", namespace, "--type=merge",
             "-p", json.dumps({"spec": {"resolution": outcome}}), check=True)
     resolved = until("Resolved=True", lambda: _conditions(get_status("inc-0022")).get("Resolved", {}).get("status") == "True"
@@ -197,9 +200,13 @@ def test_odd_incidents_do_not_stop_the_operator(operator: Any, kubectl: Any, nam
     status, _ = _create_and_time(kubectl, namespace, odd, get_status)
     assert status["recommendation"]["mode"] == "novel"
     assert status["dna"]["serviceDepth"]["reason"].endswith("is not in the topology")
-    # An outcome with nothing in it is still an outcome: remembered, nothing counted.
+    # An outcome with nothing in it says nothing: the API server refuses it (it would be an empty memory).
+    empty = kubectl("patch", "incident", "odd-1", "-n", namespace, "--type=merge",
+                    "-p", json.dumps({"spec": {"resolution": {}}}))
+    assert empty.returncode != 0 and "an outcome needs at least a summary or an action" in empty.stderr, empty.stderr
+    # The least an outcome can be: a summary. Remembered, nothing counted.
     kubectl("patch", "incident", "odd-1", "-n", namespace, "--type=merge",
-            "-p", json.dumps({"spec": {"resolution": {}}}), check=True)
+            "-p", json.dumps({"spec": {"resolution": {"summary": "went away by itself"}}}), check=True)
     until("odd-1 resolved", lambda: _conditions(get_status("odd-1")).get("Resolved", {}).get("status") == "True")
     # And the operator is still there for the next one.
     normal = {**odd, "metadata": {"name": "after-odd"},
@@ -224,6 +231,9 @@ def test_memory_down_degrades_triage_and_keeps_outcomes_in_the_outbox(
     assert "cannot open memory file" in down["message"]
 
     outcome = next(e["resolution"] for e in read_history(dev_history()) if e["type"] == "outcome")
+    # The history's record of the run, as an operator that ran it would have it: the outcome counts.
+    kubectl("patch", "incident", "inc-0001", "-n", namespace, "--subresource=status", "--type=merge",
+            "-p", json.dumps({"status": {"execution": imported_execution(outcome)}}), check=True)
     kubectl("patch", "incident", "inc-0001", "-n", namespace, "--type=merge",
             "-p", json.dumps({"spec": {"resolution": outcome}}), check=True)
     pending = until("the outcome to wait in the outbox",

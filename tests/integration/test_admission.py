@@ -1,8 +1,12 @@
-"""Identity at admission, on the real kube-apiserver (manifests/admission.yaml).
+"""Admission, on the real kube-apiserver (manifests/admission.yaml, manifests/rbac.yaml, the CRDs).
 
 The policies are applied as shipped, for this module only, and deleted
 afterwards: they bind in every namespace and would refuse other tests'
 Incidents and Approvals that do not carry the creator's identity.
+
+Each attack of issue 12's round is made here as a user holding the chart's
+roles (kubectl --as): recall-responder (opens incidents, records outcomes),
+recall-approver, the operator's own ServiceAccount, or the admin.
 """
 
 from __future__ import annotations
@@ -16,11 +20,15 @@ from typing import Any
 import pytest
 import yaml
 
+from recall_operator.kube import jobs as jobkit
+
 pytestmark = pytest.mark.integration
 
 MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
 ADMIN = "admin"  # the test cluster's admin certificate (group system:masters)
-BRIDGE = "system:serviceaccount:recall-system:recall-operator"
+BRIDGE = "system:serviceaccount:recall-system:recall-operator"  # the operator, whose bridge opens incidents
+OPERATOR = BRIDGE
+BRIDGE_OPENER = "system:recall:alertmanager-bridge"
 OPENED_BY = "recall.dev/opened-by"
 PLAN = "9f2c0a1b9f2c0a1b"
 REFUSED: list[str] = []  # bad inputs the API server refused, for the report
@@ -95,11 +103,30 @@ def approvers(kubectl: Callable[..., Any], namespace: str, policies: None) -> st
         proc = kubectl("create", "rolebinding", f"approver-{user}", "--clusterrole=recall-approver",
                        f"--user={user}", "-n", namespace)
         assert proc.returncode == 0, proc.stderr
+    for user in ("mallory", "olga"):
+        proc = kubectl("create", "rolebinding", f"responder-{user}", "--clusterrole=recall-responder",
+                       f"--user={user}", "-n", namespace)
+        assert proc.returncode == 0, proc.stderr
     return namespace
 
 
+def eventually_refused(attempt: Callable[[], Any], *words: str, what: str, deadline: float = 60) -> None:
+    """A policy that was just applied loads asynchronously: retry until it refuses (a refusal that never comes fails)."""
+    end = time.monotonic() + deadline
+    while True:
+        proc = attempt()
+        if proc.returncode != 0 or time.monotonic() > end:
+            refused(proc, *words, what=what)
+            return
+        time.sleep(0.5)
+
+
+POLICIES = ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",
+            "recall-approval-open-incident", "recall-operator-jobs")
+
+
 def test_policies_type_check_cleanly(kubectl: Callable[..., Any], policies: None) -> None:
-    for name in ("recall-approval-identity", "recall-incident-opener"):
+    for name in POLICIES:
         out = kubectl("get", "validatingadmissionpolicy", name, "-o", "json", check=True).stdout
         status = json.loads(out).get("status") or {}
         warnings = (status.get("typeChecking") or {}).get("expressionWarnings") or []
@@ -156,17 +183,24 @@ def test_an_incident_records_who_opened_it(kubectl: Callable[..., Any], approver
             f"must be you ({impostor})", what="a look-alike bridge account opens an anonymous Incident")
 
 
-def test_the_bridge_opens_incidents_for_anyone(kubectl: Callable[..., Any], approvers: str) -> None:
+def test_the_bridge_opens_incidents_as_itself(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Item 5: a bridge incident records the bridge as its opener, so the approval rules can count for it."""
     ns = approvers
-    for name, who in (("from-alert", None), ("for-alice", "alice")):
-        ok = create(kubectl, incident(ns, name, who), as_user=BRIDGE)
-        assert ok.returncode == 0, f"{name}: {ok.stderr}"
+    ok = create(kubectl, incident(ns, "from-alert", BRIDGE_OPENER), as_user=BRIDGE)
+    assert ok.returncode == 0, ok.stderr
+    refused(create(kubectl, incident(ns, "anonymous-alert", None), as_user=BRIDGE),
+            f"must be {BRIDGE_OPENER}", "it is missing", what="the bridge opens an Incident with no opener")
+    refused(create(kubectl, incident(ns, "for-alice", "alice"), as_user=BRIDGE),
+            f"must be {BRIDGE_OPENER}", "not alice", what="the bridge opens an Incident in alice's name")
+    # Nobody else passes for the bridge (that would buy a stricter rule, but still a false record).
+    refused(create(kubectl, incident(ns, "fake-alert", BRIDGE_OPENER), as_user="mallory"),
+            "must be you (mallory)", what="a person opens an Incident as the bridge")
 
 
 def test_the_opener_cannot_be_rewritten(kubectl: Callable[..., Any], approvers: str) -> None:
     ns = approvers
     assert create(kubectl, incident(ns, "mine", ADMIN)).returncode == 0
-    assert create(kubectl, incident(ns, "from-alert", None), as_user=BRIDGE).returncode == 0
+    assert create(kubectl, incident(ns, "from-alert", BRIDGE_OPENER), as_user=BRIDGE).returncode == 0
 
     def annotate(name: str, value: str | None, as_user: str | None = None) -> Any:
         arg = f"{OPENED_BY}-" if value is None else f"{OPENED_BY}={value}"
@@ -175,9 +209,9 @@ def test_the_opener_cannot_be_rewritten(kubectl: Callable[..., Any], approvers: 
     refused(annotate("mine", "alice"), "cannot be added, changed or removed", f"was {ADMIN}",
             what="the opener rewritten")
     refused(annotate("mine", None), "cannot be added, changed or removed", what="the opener removed")
-    refused(annotate("from-alert", ADMIN), "was absent", what="an opener added to a bridge incident")
+    refused(annotate("from-alert", ADMIN), f"was {BRIDGE_OPENER}", what="a person takes over a bridge incident")
     refused(annotate("from-alert", "alice", as_user=BRIDGE), "cannot be added",
-            what="the bridge adds an opener afterwards")
+            what="the bridge gives its incident to someone afterwards")
     # Other metadata and the spec stay editable, and the status is not the policy's business.
     ok = kubectl("annotate", "incident", "mine", "-n", ns, "note=checked")
     assert ok.returncode == 0, ok.stderr
@@ -185,6 +219,170 @@ def test_the_opener_cannot_be_rewritten(kubectl: Callable[..., Any], approvers: 
     assert ok.returncode == 0, ok.stderr
 
 
+def resolve(kubectl: Callable[..., Any], ns: str, name: str, resolution: Any, as_user: str | None) -> Any:
+    return kubectl("patch", "incident", name, "-n", ns, "--type=merge",
+                   "-p", json.dumps({"spec": {"resolution": resolution}}), as_user=as_user)
+
+
+def correct(kubectl: Callable[..., Any], ns: str, name: str, corrections: list[dict[str, Any]], as_user: str | None
+            ) -> Any:
+    return kubectl("patch", "incident", name, "-n", ns, "--type=merge",
+                   "-p", json.dumps({"spec": {"corrections": corrections}}), as_user=as_user)
+
+
+def test_an_outcome_is_signed_by_whoever_records_it_and_never_rewritten(
+    kubectl: Callable[..., Any], approvers: str
+) -> None:
+    """Item 1: confirmedBy is the authenticated user; a recorded outcome is immutable; corrections are appended."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "olgas", "olga"), as_user="olga").returncode == 0
+    fake = {"summary": "recycled cart", "runbook": "cart-recycle",
+            "actions": [{"action": "run runbook cart-recycle", "result": "succeeded"}]}
+    eventually_refused(lambda: resolve(kubectl, ns, "olgas", {**fake, "confirmedBy": "olga"}, "mallory"),
+                       "spec.resolution.confirmedBy must be you (mallory)", "not olga",
+                       what="mallory records an outcome in olga's name")
+    refused(resolve(kubectl, ns, "olgas", fake, "mallory"), "must be you (mallory)", "it is missing",
+            what="mallory records an unsigned outcome")
+    refused(resolve(kubectl, ns, "olgas", {**fake, "confirmedBy": "olga"}, None), f"must be you ({ADMIN})",
+            what="the admin records an outcome in olga's name")
+    ok = resolve(kubectl, ns, "olgas", {**fake, "confirmedBy": "mallory"}, "mallory")
+    assert ok.returncode == 0, ok.stderr  # signed with her own name: admitted (the operator weighs it)
+
+    # Once recorded, nobody rewrites it, not even the admin, and it cannot be removed.
+    changed = {**fake, "summary": "it was redis after all", "confirmedBy": "olga"}
+    refused(resolve(kubectl, ns, "olgas", changed, "olga"), "cannot be changed or removed once recorded",
+            what="olga overwrites the recorded outcome")
+    refused(resolve(kubectl, ns, "olgas", {**fake, "confirmedBy": "mallory", "summary": "x"}, None),
+            "cannot be changed or removed once recorded", what="the admin overwrites the recorded outcome")
+    refused(resolve(kubectl, ns, "olgas", None, "mallory"), "cannot be changed or removed once recorded",
+            what="mallory removes the recorded outcome")
+
+    # A correction is a new record, signed by whoever adds it.
+    fix = {"reason": "the rollback never ran; redis was flushed by hand", "summary": "flushed redis by hand",
+           "actions": [{"action": "flushed hot keys by hand", "result": "succeeded"}]}
+    refused(correct(kubectl, ns, "olgas", [{**fix, "confirmedBy": "mallory"}], "olga"),
+            "its confirmedBy must be you (olga)", what="olga signs a correction as mallory")
+    ok = correct(kubectl, ns, "olgas", [{**fix, "confirmedBy": "olga"}], "olga")
+    assert ok.returncode == 0, ok.stderr
+    refused(correct(kubectl, ns, "olgas", [{**fix, "confirmedBy": "olga", "summary": "rewritten"}], "olga"),
+            "only grow", what="olga rewrites her correction")
+    refused(correct(kubectl, ns, "olgas", [], None), "only grow", what="the admin removes a correction")
+    body = json.loads(kubectl("get", "incident", "olgas", "-n", ns, "-o", "json", check=True).stdout)
+    assert body["spec"]["resolution"]["confirmedBy"] == "mallory"
+    assert [c["confirmedBy"] for c in body["spec"]["corrections"]] == ["olga"]
+
+
+def test_an_outcome_says_something(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Item 7: `resolution: {}` went into memory as an empty outcome."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "empty", "mallory"), as_user="mallory").returncode == 0
+    for outcome, what in (({}, "an empty outcome"), ({"confirmedBy": "mallory"}, "a signature alone"),
+                          ({"rootCause": "x", "summary": "  ", "confirmedBy": "mallory"}, "a blank summary")):
+        refused(resolve(kubectl, ns, "empty", outcome, "mallory"), "an outcome needs at least a summary or an action",
+                what=what)
+    ok = resolve(kubectl, ns, "empty", {"summary": "went away by itself", "confirmedBy": "mallory"}, "mallory")
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_a_resolved_incident_accepts_no_approvals(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Item 2: the Approval of a resolved incident ran its plan."""
+    ns = approvers
+    for name in ("inc-0042", "inc-open"):
+        assert create(kubectl, incident(ns, name, "mallory"), as_user="mallory").returncode == 0
+    ok = resolve(kubectl, ns, "inc-0042", {"summary": "went away", "confirmedBy": "mallory"}, "mallory")
+    assert ok.returncode == 0, ok.stderr
+    eventually_refused(lambda: create(kubectl, approval(ns, "too-late", "bob"), as_user="bob", dry_run=True),
+                       "incident inc-0042 is resolved (outcome confirmed by mallory): it accepts no approvals",
+                       what="bob approves a resolved incident (server dry-run)")
+    refused(create(kubectl, approval(ns, "too-late", "bob"), as_user="bob"), "is resolved",
+            what="bob approves a resolved incident")
+    refused(create(kubectl, approval(ns, "admin-too-late", ADMIN)), "is resolved",
+            what="the admin approves a resolved incident")
+    open_one = approval(ns, "in-time", "bob")
+    open_one["spec"]["incident"] = "inc-open"
+    ok = create(kubectl, open_one, as_user="bob")
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_an_invisible_service_or_title_is_refused(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Item 6: incidents whose service or title was only \u200b, \u180e or NUL."""
+    ns = approvers
+    for i, (field, value) in enumerate((("service", "\u200b"), ("service", "\u180e\u200b"), ("service", "\u0000"),
+                                        ("service", "cart\u200b"), ("title", "\u200b\u180e"), ("title", "\u0000"))):
+        bad = incident(ns, f"invisible-{i}", "mallory")
+        bad["spec"][field] = value
+        words = ("service must be a visible name",) if field == "service" else ("title needs a visible character",)
+        refused(create(kubectl, bad, as_user="mallory"), *words, what=f"an Incident whose {field} is {value!r}")
+
+
+def job(ns: str, name: str, **changes: Any) -> dict[str, Any]:
+    """A Job as the operator builds it, for the Runbook `recall-test-runbook`, then changed."""
+    step = {"name": "restart", "image": "busybox:1.36", "command": ["true"], "risk": "low"}
+    manifest = jobkit.job_manifest("inc-1", ns, "00000000-0000-0000-0000-000000000001", step, "run", 1, {},
+                                   runbook="recall-test-runbook", approvals=["by-bob"])
+    manifest["metadata"]["name"] = name
+    manifest["metadata"].pop("ownerReferences")  # the Incident does not exist; a dry run checks the rest
+    pod = manifest["spec"]["template"]["spec"]
+    for key, value in changes.items():
+        target, _, field = key.rpartition("__")
+        where = {"pod": pod, "container": pod["containers"][0], "meta": manifest["metadata"], "": pod}[target]
+        if value is None:
+            where.pop(field, None)
+        else:
+            where[field] = value
+    return manifest
+
+
+def test_the_operators_account_creates_only_runbook_jobs(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Item 4: with the operator's token a server dry-run accepted a privileged hostPID Job in kube-system."""
+    ns = approvers
+    runbook = {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
+               "metadata": {"name": "recall-test-runbook", "namespace": ns},
+               "spec": {"title": "restart", "services": ["cart"],
+                        "steps": [{"name": "restart", "image": "busybox:1.36", "command": ["true"]}]}}
+    kubectl("apply", "-f", "-", input=json.dumps(runbook), check=True)
+
+    def as_operator(obj: dict[str, Any]) -> Any:
+        return create(kubectl, obj, as_user=OPERATOR, dry_run=True)
+
+    escape = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "own-the-node", "namespace": "kube-system"},
+              "spec": {"template": {"spec": {
+                  "serviceAccountName": "clusterrole-aggregation-controller", "hostPID": True,
+                  "restartPolicy": "Never",
+                  "containers": [{"name": "x", "image": "busybox:1.36", "command": ["nsenter", "-t", "1", "sh"],
+                                  "securityContext": {"privileged": True}}]}}}}
+    eventually_refused(lambda: as_operator(escape), what="the operator's account: a privileged hostPID Job in kube-system")
+    ok = as_operator(job(ns, "as-built"))
+    assert ok.returncode == 0, f"a Job as the operator builds it is refused: {ok.stderr}"
+    attacks = [
+        (job(ns, "other-account", pod__serviceAccountName="clusterrole-aggregation-controller"),
+         "runs as the runbook executor (recall-runbook-executor), not clusterrole-aggregation-controller"),
+        (job(ns, "default-account", pod__serviceAccountName=None), "not the default account"),
+        (job(ns, "host-pid", pod__hostPID=True), "restricted pod profile"),
+        (job(ns, "host-network", pod__hostNetwork=True), "restricted pod profile"),
+        (job(ns, "privileged", container__securityContext={"privileged": True, "capabilities": {"drop": ["ALL"]}}),
+         "restricted pod profile"),
+        (job(ns, "escalates", container__securityContext={"allowPrivilegeEscalation": True,
+                                                            "capabilities": {"drop": ["ALL"]}}),
+         "restricted pod profile"),
+        (job(ns, "root", pod__securityContext={"runAsNonRoot": True, "runAsUser": 0,
+                                               "seccompProfile": {"type": "RuntimeDefault"}}),
+         "restricted pod profile"),
+        (job(ns, "adds-caps", container__securityContext={"allowPrivilegeEscalation": False, "capabilities": {
+            "drop": ["ALL"], "add": ["SYS_ADMIN"]}}), "restricted pod profile"),
+        (job(ns, "host-path", pod__volumes=[{"name": "root", "hostPath": {"path": "/"}}]), "restricted pod profile"),
+        (job(ns, "unlabelled", meta__labels={"app": "x"}), "carries the recall.dev/incident label"),
+        (job(ns, "no-runbook", meta__annotations={"recall.dev/incident-name": "inc-1"}), "names its Runbook"),
+        (job(ns, "other-image", container__image="attacker/miner:latest"),
+         "runs only images its Runbook names: runbook recall-test-runbook names none of attacker/miner:latest"),
+    ]
+    for manifest, words in attacks:
+        refused(as_operator(manifest), words, what=f"the operator's account: Job {manifest['metadata']['name']}")
+    # The policy judges the operator's account only: the admin's own Jobs are RBAC's business.
+    ok = create(kubectl, job(ns, "admins-own", container__image="attacker/miner:latest"), dry_run=True)
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_zz_report(policies: None) -> None:
     print(f"\nadmission: {len(REFUSED)} bad inputs refused: " + "; ".join(REFUSED))
-    assert len(REFUSED) >= 12
+    assert len(REFUSED) >= 40

@@ -221,6 +221,22 @@ MALFORMED_HTTP: list[tuple[str, bytes, str | None, int, str]] = [
         "labels name no service",
     ),
     ("wrong version", json.dumps({**webhook(direct_alert("t4")), "version": "2"}).encode(), "application/json", 422, "version"),
+    # Invisible characters only (issue 12): they made Incidents once; now the reason says what is missing.
+    (
+        "zero-width service",
+        json.dumps(webhook({**direct_alert("t6"), "labels": {"alertname": "X", "service": "\u200b\u180e"}})).encode(),
+        "application/json",
+        422,
+        "the service label has no visible character",
+    ),
+    (
+        "invisible title",
+        json.dumps(webhook({**direct_alert("t7"), "labels": {"service": "checkout"},
+                            "annotations": {"summary": "\u200b\u0000\u180e"}})).encode(),
+        "application/json",
+        422,
+        "a title with a visible character",
+    ),
     (
         "labels wrong type",
         json.dumps(webhook({**direct_alert("t5"), "labels": "service=x"})).encode(),

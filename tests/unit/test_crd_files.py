@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -379,10 +380,13 @@ def test_incident_spec_contract() -> None:
     actions = spec["properties"]["resolution"]["properties"]["actions"]["items"]
     assert actions["properties"]["result"]["enum"] == ["succeeded", "failed", "partial"]
     assert spec["properties"]["resolution"]["properties"]["runbook"]["nullable"] is True
-    # People fix typos in the service name: it must stay mutable.
-    for _, node in walk(spec):
+    # People fix typos in the service name: it must stay mutable. Only a recorded
+    # outcome is fixed (memory is built from it); corrections are appended.
+    for path, node in walk(spec):
         for rule in node.get("x-kubernetes-validations", []):
-            assert "oldSelf" not in rule["rule"], "no Incident spec field is immutable"
+            if "oldSelf" in rule["rule"]:
+                assert path == "" and re.search(r"oldSelf\.(resolution|corrections)", rule["rule"]), (path, rule)
+    assert "corrections" in spec["properties"]
 
 
 def test_approval_spec_is_immutable() -> None:
@@ -478,6 +482,7 @@ _DATE = (
 )
 
 Mirror = Callable[[Any, Any], bool]
+_OUTCOME = "(has(self.summary) && self.summary.trim().size() > 0) || (has(self.actions) && self.actions.size() > 0)"
 
 # rule text -> Python predicate(self, oldSelf); oldSelf is None on create.
 CEL_MIRRORS: dict[str, Mirror] = {
@@ -510,6 +515,22 @@ CEL_MIRRORS: dict[str, Mirror] = {
     ),
     f"self.matches('{_NAME}')": lambda s, o: re.search(_NAME, s) is not None,
     f"self.matches('{_HASH}')": lambda s, o: re.search(_HASH, s) is not None,
+    'self.matches(r"[\\pL\\pN]") && !self.matches(r"[\\p{Cc}\\p{Cf}]")': lambda s, o: (
+        any(unicodedata.category(c)[0] in "LN" for c in s)
+        and not any(unicodedata.category(c) in ("Cc", "Cf") for c in s)
+    ),
+    'self.matches(r"[\\pL\\pN\\pP\\pS]")': lambda s, o: any(unicodedata.category(c)[0] in "LNPS" for c in s),
+    _OUTCOME: lambda s, o: len(s.get("summary", "").strip()) > 0 or len(s.get("actions") or []) > 0,
+    "!has(oldSelf.resolution) || (has(self.resolution) && self.resolution == oldSelf.resolution)": (
+        lambda s, o: o is None or "resolution" not in o or s.get("resolution") == o["resolution"]
+    ),
+    "!has(self.corrections) || has(self.resolution)": lambda s, o: "corrections" not in s or "resolution" in s,
+    (
+        "!has(oldSelf.corrections) || (has(self.corrections) && self.corrections.size() >= oldSelf.corrections.size()"
+        " && oldSelf.corrections.all(c, c in self.corrections))"
+    ): lambda s, o: o is None or "corrections" not in o or (
+        len(s.get("corrections") or []) >= len(o["corrections"]) and all(c in s["corrections"] for c in o["corrections"])
+    ),
 }
 
 
@@ -628,6 +649,13 @@ def test_runbook_parameters_may_be_a_map_or_a_list() -> None:
     ("kind", "spec", "message"),
     [
         ("Incident", {"service": "  ", "title": "t"}, "service cannot be blank"),
+        ("Incident", {"service": "\u200b\u180e", "title": "t"}, "service must be a visible name"),
+        ("Incident", {"service": "cart\u0000", "title": "t"}, "service must be a visible name"),
+        ("Incident", {"service": "cart", "title": "\u200b\u0000"}, "title needs a visible character"),
+        ("Incident", {"service": "cart", "title": "t", "resolution": {}}, "an outcome needs at least a summary"),
+        ("Incident", {"service": "cart", "title": "t", "corrections": [{"reason": "r", "confirmedBy": "a",
+                                                                       "summary": "s"}]},
+         "record spec.resolution first"),
         (
             "Runbook",
             {"title": "t", "steps": [{"name": "a", "image": "i", "command": ["x"]}] * 2},

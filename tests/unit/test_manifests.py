@@ -73,6 +73,10 @@ def test_approver_and_viewer_are_narrow() -> None:
         ("recall.dev", "incidents", "get"),
         ("recall.dev", "incidents", "list"),
     }
+    # A responder opens incidents and records outcomes; approving and status are not theirs.
+    assert grants("recall-responder") == {
+        ("recall.dev", "incidents", v) for v in ("get", "list", "watch", "create", "patch", "update")
+    }
     viewer = grants("recall-viewer")
     assert viewer == {("recall.dev", k, v) for k in KINDS for v in ("get", "list", "watch")}
 
@@ -88,16 +92,27 @@ def test_executor_account_is_bound_to_nothing() -> None:
 def test_every_policy_is_bound_to_deny_everywhere() -> None:
     policies = by_kind("admission.yaml", "ValidatingAdmissionPolicy")
     bindings = by_kind("admission.yaml", "ValidatingAdmissionPolicyBinding")
-    assert set(policies) == {"recall-approval-identity", "recall-incident-opener"}
+    assert set(policies) == {"recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",
+                             "recall-approval-open-incident", "recall-operator-jobs"}
     bound = {b["spec"]["policyName"]: b for b in bindings.values()}
     assert set(bound) == set(policies)
     for name, b in bound.items():
         assert b["spec"]["validationActions"] == ["Deny"], name
         assert b["spec"]["matchResources"]["namespaceSelector"] == {}, name
         assert policies[name]["spec"]["failurePolicy"] == "Fail"
+        # A policy with parameters reads every object of its kind in the request's namespace.
+        if "paramKind" in policies[name]["spec"]:
+            assert b["spec"]["paramRef"]["selector"] == {} and "namespace" not in b["spec"]["paramRef"], name
         for v in policies[name]["spec"]["validations"]:
             assert v.get("message") and v.get("messageExpression"), v
-            assert "request.userInfo.username" in v["expression"] or "UPDATE" in v["expression"]
+    identity = [v["expression"] for n in ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity")
+                for v in policies[n]["spec"]["validations"]]
+    assert all("request.userInfo.username" in e or "UPDATE" in e for e in identity)
+    # The Jobs policy judges only what the operator's own account creates, and refuses where no Runbook is.
+    jobs = policies["recall-operator-jobs"]["spec"]
+    assert jobs["matchConditions"][0]["expression"] == (
+        "request.userInfo.username == 'system:serviceaccount:recall-system:recall-operator'")
+    assert bound["recall-operator-jobs"]["spec"]["paramRef"]["parameterNotFoundAction"] == "Deny"
 
 
 def test_example_namespace_enforces_restricted() -> None:

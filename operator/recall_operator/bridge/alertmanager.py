@@ -24,7 +24,12 @@ Mapping (alert → Incident):
   the operator cannot recall precedents without knowing what pages.
 * ``spec.severity``: label ``severity`` mapped onto critical/high/medium/low
   (see ``SEVERITY_ALIASES``); absent or unknown → medium.
-* ``spec.title``: annotation ``summary``, else label ``alertname``.
+* ``spec.title``: annotation ``summary``, else label ``alertname``. Control
+  and format characters (NUL, zero-width spaces, U+180E) are dropped from the
+  title and the service; an alert left with no visible service or title is
+  refused with the reason.
+* annotation ``recall.dev/opened-by``: the bridge (``BRIDGE_OPENER``), the
+  opener on record, so the approval rules know no person vouched for it.
 * ``spec.description``: annotation ``description``.
 * ``spec.symptoms``: annotation ``symptoms``, comma-separated tags.
 * ``spec.errorSignatures``: annotation ``errorSignatures`` (or
@@ -42,9 +47,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
+
+from recall_operator.domain.approval_rules import BRIDGE_OPENER, OPENED_BY_ANNOTATION as OPENED_BY
 
 API_VERSION = "recall.dev/v1alpha1"
 KIND = "Incident"
@@ -263,7 +271,17 @@ def map_severity(value: str | None) -> str:
 
 
 def _one_line(value: str, limit: int) -> str:
-    return _WHITESPACE.sub(" ", value).strip()[:limit].rstrip()
+    return _WHITESPACE.sub(" ", _without_invisible(value)).strip()[:limit].rstrip()
+
+
+def _without_invisible(value: str) -> str:
+    """The text without control and format characters (NUL, zero-width spaces, U+180E and the like)."""
+    return "".join(ch for ch in value if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n")
+
+
+def visible(value: str) -> bool:
+    """Whether the text shows anything: a letter, digit, punctuation mark or symbol."""
+    return any(unicodedata.category(ch)[0] in "LNPS" for ch in value)
 
 
 def _label_value(value: Any) -> str:
@@ -292,7 +310,7 @@ def _service(labels: dict[str, Any]) -> str | None:
     for key in SERVICE_LABELS:
         value = labels.get(key)
         if isinstance(value, str) and value.strip():
-            return value.strip()[:MAX_SERVICE]
+            return _without_invisible(value).strip()[:MAX_SERVICE]
     return None
 
 
@@ -375,13 +393,16 @@ def alert_to_incident(alert: dict[str, Any], *, namespace: str, received_at: dat
     service = _service(labels)
     if service is None:
         return f"labels name no service: set one of {', '.join(SERVICE_LABELS)}"
+    if not visible(service):
+        return "the service label has no visible character (only spaces, control or zero-width characters)"
     alertname = labels.get("alertname") if isinstance(labels.get("alertname"), str) else None
     summary = annotations.get("summary")
     title = _one_line(summary, MAX_TITLE) if isinstance(summary, str) else ""
-    if not title and alertname:
+    if not visible(title) and alertname:
         title = _one_line(alertname, MAX_TITLE)
-    if not title:
-        return "neither annotations.summary nor labels.alertname gives a title"
+    if not visible(title):
+        return ("neither annotations.summary nor labels.alertname gives a title with a visible character "
+                "(only spaces, control or zero-width characters)")
 
     fingerprint: str = alert["fingerprint"].strip()
     name = incident_name(fingerprint)
@@ -434,7 +455,9 @@ def alert_to_incident(alert: dict[str, Any], *, namespace: str, received_at: dat
             "name": name,
             "namespace": namespace,
             "labels": {SOURCE_LABEL: "alertmanager"},
-            "annotations": created_annotations,
+            # The bridge is the opener on record (the fingerprint is the alert's identity):
+            # the approval rules ask more approvers of an incident nobody vouched for.
+            "annotations": {OPENED_BY: BRIDGE_OPENER, **created_annotations},
         },
         "spec": spec,
     }

@@ -13,7 +13,11 @@ an Approval:
   anything else one; approvals are counted per planHash, so an Approval of
   an older plan never counts towards a new one;
 - an Approval expires ``approval_ttl`` after it was created;
-- a rejection of the plan stops it, whoever approved it.
+- a rejection of the plan stops it, whoever approved it;
+- an incident the alert bridge opened (its opener is ``BRIDGE_OPENER``) has no
+  person behind it: its plan needs ``bridge_approvers`` distinct people
+  whatever its risk, so nobody who reaches the bridge approves it alone;
+- a resolved incident (``spec.resolution`` recorded) accepts no approvals.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 OPENED_BY_ANNOTATION = "recall.dev/opened-by"
+# The opener the alert bridge records: admission lets only the operator's
+# ServiceAccount write it, and no person can be it (usernames are not "system:recall:" ones).
+BRIDGE_OPENER = "system:recall:alertmanager-bridge"
 
 
 @dataclass(frozen=True)
@@ -38,9 +45,13 @@ class ApprovalSettings:
     approvers_required: Mapping[str, int] = field(
         default_factory=lambda: {"low": 1, "medium": 1, "high": 1, "critical": 2}
     )
+    # Distinct approvers an incident opened by the alert bridge needs at least:
+    # nobody vouched for the alert, so one person alone never runs its plan.
+    bridge_approvers: int = 2
 
-    def required(self, risk: str | None) -> int:
-        return max(1, int(self.approvers_required.get(str(risk or "").lower(), 1)))
+    def required(self, risk: str | None, bridge_opened: bool = False) -> int:
+        needed = max(1, int(self.approvers_required.get(str(risk or "").lower(), 1)))
+        return max(needed, self.bridge_approvers) if bridge_opened else needed
 
 
 class ApprovalCheck(NamedTuple):
@@ -53,6 +64,14 @@ def opened_by(incident: Mapping[str, Any]) -> str | None:
     annotations = (incident.get("metadata") or {}).get("annotations") or {}
     value = annotations.get(OPENED_BY_ANNOTATION)
     return str(value) if value else None
+
+
+def resolved_by(incident: Mapping[str, Any]) -> str | None:
+    """Who confirmed the incident's outcome ("someone" when unnamed), or None while it is open."""
+    resolution = (incident.get("spec") or {}).get("resolution")
+    if not resolution:
+        return None
+    return str((resolution if isinstance(resolution, Mapping) else {}).get("confirmedBy") or "someone")
 
 
 def _spec(approval: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -165,12 +184,11 @@ def check_approval(
         if _expired(other, now, settings):
             continue
         approvers.add(who)
-    needed = settings.required(plan_risk)
+    bridge = incident_opened_by == BRIDGE_OPENER
+    needed = settings.required(plan_risk, bridge)
     names = ", ".join(sorted(approvers))
     if len(approvers) < needed:
-        return ApprovalCheck(
-            False,
-            f"plan {plan} is {plan_risk or 'unrated'} risk and needs {needed} distinct approvers; "
-            f"has {len(approvers)} ({names})",
-        )
+        why = (f"the alert bridge opened the incident, so plan {plan}" if needed > settings.required(plan_risk)
+               else f"plan {plan} is {plan_risk or 'unrated'} risk and")
+        return ApprovalCheck(False, f"{why} needs {needed} distinct approvers; has {len(approvers)} ({names})")
     return ApprovalCheck(True, f"plan {plan} approved by {names}")

@@ -3,18 +3,30 @@
 A memory is read months later by someone who was not there, so every field is
 spelled out, "not yet resolved" included, and failed actions are kept: a fix
 that did not work is as much memory as one that did.
+
+A person's word and the operator's record are kept apart (`as_remembered`): a
+success claimed for a runbook that this operator did not run for that
+incident is remembered as a reported action. It is shown as such, backs no
+runbook as a precedent and adds nothing to a win rate; a reported failure
+still counts against a runbook (believing it is the safe side). A success
+confirmed only by the person who opened the incident and approved the run
+is one voice, not two: it too is remembered as reported.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from recall_operator.domain.models import EpisodicMemory, Resolution, RunbookRecord
 
 NOT_RECORDED = "not recorded"
 NOT_YET_RESOLVED = "not yet resolved"
+REPORTED_NOTE = " (reported by a person; the operator did not run it for this incident)"
+# Execution states in which the operator's own Jobs ran at least part of a plan.
+RAN_STATES = frozenset({"Succeeded", "Failed", "RolledBack"})
 
 # A runbook's win rate is smoothed with a prior of this many pseudo-runs at
 # this rate, so that one success in one run reads as promising, not as 100%.
@@ -45,8 +57,10 @@ def memory_text(memory: EpisodicMemory) -> str:
         f"Root cause: {res.root_cause or NOT_YET_RESOLVED}",
         f"What happened and what fixed it: {res.summary or NOT_YET_RESOLVED}",
         f"Runbook that resolved it: {res.runbook or 'none (resolved by hand or not at all)'}",
+        *([f"Runbook reported, not run by the operator: {res.reported_runbook}"] if res.reported_runbook else []),
         "Actions, in order, with their results:",
-        *([f"- {a.action}: {a.result}" for a in res.actions] or ["- none recorded"]),
+        *([f"- {a.action}: {a.result}{REPORTED_NOTE if a.reported else ''}" for a in res.actions]
+          or ["- none recorded"]),
         f"Confirmed by: {res.confirmed_by or NOT_RECORDED}",
     ]
     related = related_incident(res)
@@ -73,13 +87,83 @@ def runbook_outcome(resolution: Resolution, runbook: str) -> str | None:
     An action counts for a runbook when it names it; the resolution's runbook
     field counts as a success when no action says otherwise.
     """
-    results = [a.result for a in resolution.actions if runbook in a.action]
+    # A reported success is a claim, not a record; a reported failure still counts.
+    results = [a.result for a in resolution.actions
+               if runbook in a.action and not (a.reported and a.result == "succeeded")]
     if results:
         # The last attempt decides: a partial run followed by a full one succeeded.
         return results[-1]
     if resolution.runbook == runbook:
         return "succeeded"
     return None
+
+
+def runbook_run_here(status: Mapping[str, Any]) -> str | None:
+    """The runbook whose plan this operator ran for the incident, as its status.execution records it."""
+    execution = status.get("execution") or {}
+    if execution.get("state") not in RAN_STATES:
+        return None
+    if not any(s.get("result") in ("succeeded", "failed") for s in execution.get("steps") or []):
+        return None
+    runbook = execution.get("runbook")
+    if runbook is None:  # an execution recorded before the runbook was: its plan is the recommendation's
+        rec = status.get("recommendation") or {}
+        runbook = rec.get("runbook") if rec.get("planHash") == execution.get("planHash") else None
+    return str(runbook) if runbook else None
+
+
+def _approvers(status: Mapping[str, Any]) -> set[str]:
+    return {a for a in str((status.get("execution") or {}).get("approvedBy") or "").split(",") if a}
+
+
+def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | None,
+                  opener: str | None = None, approvers: Iterable[str] = ()) -> Resolution:
+    """The outcome as memory keeps it: successes nobody but the claimant can vouch for become reported.
+
+    `runbooks` are the runbooks an action may name, `ran` the one this
+    operator ran here (None: none), `opener` and `approvers` who opened the
+    incident and approved that run.
+    """
+    one_voice = bool(opener) and resolution.confirmed_by == opener and opener in set(approvers)
+    vouched = None if one_voice else ran
+    names = {*runbooks, *([resolution.runbook] if resolution.runbook else [])}
+    actions = tuple(
+        a.model_copy(update={"reported": True})
+        if a.result == "succeeded" and any(rb in a.action and rb != vouched for rb in names)
+        and not (vouched and vouched in a.action)
+        else a
+        for a in resolution.actions
+    )
+    update: dict[str, Any] = {"actions": actions}
+    if resolution.runbook and resolution.runbook != vouched:
+        update.update(runbook=None, reported_runbook=resolution.runbook)
+    return resolution.model_copy(update=update)
+
+
+def remembered_outcome(resolution: Resolution, runbooks: Iterable[str], status: Mapping[str, Any],
+                       opener: str | None) -> Resolution:
+    """`as_remembered` for an incident on the cluster, from what its status records of the run."""
+    return as_remembered(resolution, runbooks, runbook_run_here(status), opener, _approvers(status))
+
+
+def current_outcome(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The outcome memory should hold: the newest correction (spec.corrections), else spec.resolution.
+
+    A recorded outcome is never rewritten; a correction is a new record, signed by
+    whoever adds it, that restates the whole outcome. None while the incident is open.
+    """
+    corrections = spec.get("corrections")
+    if spec.get("resolution") is not None and isinstance(corrections, list) and corrections:
+        newest = corrections[-1]
+        if isinstance(newest, Mapping):
+            return newest
+    resolution = spec.get("resolution")
+    return resolution if resolution is None or isinstance(resolution, Mapping) else dict(resolution)
+
+
+def empty_outcome(resolution: Resolution) -> bool:
+    """An outcome that says nothing: no summary and no action (memory would hold an empty record)."""
+    return not resolution.summary.strip() and not resolution.actions
 
 
 def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> RunbookRecord:

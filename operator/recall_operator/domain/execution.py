@@ -28,16 +28,32 @@ needs more approvers Pending; none of them starts anything. The Approval that
 completes the count starts the run and the execution records every approver
 it counted. Approvals already consumed by an earlier run (state Accepted) or
 judged invalid do not count again: a re-run of the same plan needs fresh ones.
+A resolved incident accepts no approvals.
+
+Status is not proof. Anyone who may write an Incident's status could claim an
+actionable mode or an approved execution, so before any Job the operator
+checks what it can verify itself:
+
+- the recommendation carries the operator's seal (`seal`): an HMAC over the
+  incident's uid, mode, planHash and runbook with a key only the running
+  operator holds. A recommendation without a valid seal runs nothing, not
+  even a dry-run, until the operator has triaged the incident itself;
+- an execution is re-derived from the Approval objects it names
+  (`verify_approvals`): they exist, approve this incident's recomputed
+  planHash, pass the approval rules (four-eyes, distinct approvers, expiry,
+  no rejection) and were not used by an earlier run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from recall_operator.domain.approval_rules import ApprovalSettings, check_approval, opened_by
+from recall_operator.domain.approval_rules import ApprovalSettings, check_approval, opened_by, resolved_by
 
 JobState = Literal["running", "succeeded", "failed"]
 Phase = Literal["dryrun", "run", "rollback"]
@@ -233,6 +249,8 @@ def _policy_verdict(own: str, policy: Policy, risk: str | None) -> tuple[str, st
     """
     opener = opened_by(policy.incident)
     s = policy.settings
+    # Whether one Approval is valid on its own: the count a bridge-opened incident needs is asked only in `full`.
+    single = replace(s, bridge_approvers=1)
     others = _counting(policy, own)
     full = check_approval(policy.approval, opener, risk, others, policy.now, s)
     counted = [(own, str((policy.approval.get("spec") or {}).get("approver") or ""))]
@@ -242,14 +260,14 @@ def _policy_verdict(own: str, policy: Policy, risk: str | None) -> tuple[str, st
             ospec = o.get("spec") or {}
             if ospec.get("planHash") != plan or ospec.get("decision") != "approve":
                 continue
-            if check_approval(o, opener, None, [], policy.now, s).accepted:
+            if check_approval(o, opener, None, [], policy.now, single).accepted:
                 counted.append((_approval_name(o), str(ospec.get("approver"))))
         return "Accepted", full.reason, counted
-    if not check_approval(policy.approval, opener, None, [], policy.now, replace(s, approval_ttl=None)).accepted:
+    if not check_approval(policy.approval, opener, None, [], policy.now, replace(single, approval_ttl=None)).accepted:
         return "Refused", full.reason, []  # four-eyes, or a malformed Approval
     if not check_approval(policy.approval, None, None, [], policy.now, s).accepted:
         return "Expired", full.reason, []
-    if check_approval(policy.approval, opener, None, others, policy.now, s).accepted:
+    if check_approval(policy.approval, opener, None, others, policy.now, single).accepted:
         return "Pending", full.reason, []  # valid, but the plan's risk needs more distinct approvers
     return "Refused", full.reason, []  # someone rejected this plan
 
@@ -282,6 +300,11 @@ def judge_approval(
     wanted = spec.get("planHash")
     approver = str(spec.get("approver", ""))
     execution = execution or {}
+    closed_by = resolved_by(policy.incident) if policy is not None else None
+    if closed_by is not None:
+        return ApprovalVerdict(
+            "Refused", f"the incident is resolved (outcome confirmed by {closed_by}); it accepts no approvals", None
+        )
     if not current:
         return ApprovalVerdict("Superseded", "the incident has no plan to approve", None)
     if wanted != current:
@@ -331,6 +354,8 @@ def judge_approval(
     # a failure never collides with (or adopts) the Jobs of the earlier run.
     new_exec = {
         "planHash": current,
+        # Which Runbook's plan this run executes: the proof a confirmed outcome needs to count for it.
+        "runbook": rec.get("runbook"),
         "approval": approval_name,
         "approvals": approvals,
         "approvedBy": approved_by,
@@ -340,3 +365,69 @@ def judge_approval(
         "rollbacks": [],
     }
     return ApprovalVerdict("Accepted", reason, new_exec)
+
+
+# -- what the operator can verify ----------------------------------------------
+
+
+def seal(key: bytes, uid: str, recommendation: Mapping[str, Any]) -> str:
+    """The operator's seal on a recommendation: only a holder of `key` can make it."""
+    message = "\0".join(
+        [uid, str(recommendation.get("mode") or ""), str(recommendation.get("planHash") or ""),
+         str(recommendation.get("runbook") or "")]
+    )
+    return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def sealed(key: bytes, uid: str, recommendation: Mapping[str, Any]) -> bool:
+    """Whether the recommendation is the one this operator wrote for this very incident."""
+    return hmac.compare_digest(str(recommendation.get("seal") or ""), seal(key, uid, recommendation))
+
+
+@dataclass(frozen=True)
+class RunEvidence:
+    """What the cluster shows about a run, besides status: the objects the operator can re-read."""
+
+    incident: Mapping[str, Any]  # the Incident object (name, opener, resolution)
+    approvals: Sequence[Mapping[str, Any]]  # every Approval that names this incident
+    plan_hash: str | None  # the planHash recomputed from the Runbook and the incident's spec
+    plan_risk: str | None  # the riskiest step of that plan
+    started_at: datetime | None  # when this run's first Job was made (None: no Job yet)
+    used_before: frozenset[str]  # Approvals that earlier runs' Jobs name
+
+
+def verify_approvals(execution: Mapping[str, Any], evidence: RunEvidence, now: datetime,
+                     settings: ApprovalSettings) -> str | None:
+    """Why the execution cannot be traced to valid Approvals, or None when it can.
+
+    Judged as of the run's first Job (or now, before it): the Approvals the
+    execution names must exist, approve this incident's recomputed plan, not
+    have been used by an earlier run, and together pass the approval rules.
+    """
+    incident_name = str((evidence.incident.get("metadata") or {}).get("name") or "")
+    names = [str(n) for n in (execution.get("approvals") or [execution.get("approval")]) if n]
+    if not names:
+        return "status.execution names no Approval"
+    if evidence.plan_hash is None or execution.get("planHash") != evidence.plan_hash:
+        return f"status.execution approves plan {execution.get('planHash')}, the Runbook now gives {evidence.plan_hash}"
+    by_name = {_approval_name(a): a for a in evidence.approvals}
+    named = []
+    for n in names:
+        approval = by_name.get(n)
+        spec = (approval or {}).get("spec") or {}
+        if approval is None:
+            return f"no Approval {n} approves incident {incident_name}"
+        if spec.get("incident") != incident_name or spec.get("planHash") != evidence.plan_hash:
+            return f"Approval {n} does not approve plan {evidence.plan_hash} of incident {incident_name}"
+        if spec.get("decision") != "approve":
+            return f"Approval {n} is not an approval"
+        if n in evidence.used_before:
+            return f"Approval {n} was used by an earlier run; a new run needs fresh approvals"
+        named.append(approval)
+    if evidence.started_at is None and resolved_by(evidence.incident) is not None:
+        return "the incident is resolved; it accepts no approvals"
+    at = evidence.started_at or now
+    rejections = [a for a in evidence.approvals if (a.get("spec") or {}).get("decision") == "reject"]
+    check = check_approval(named[0], opened_by(evidence.incident), evidence.plan_risk, [*named[1:], *rejections],
+                           at, settings)
+    return None if check.accepted else check.reason

@@ -33,6 +33,9 @@ class Deployment(_Model):
 class Action(_Model):
     action: str
     result: ActionResult
+    # Said by a person, not seen by the operator: a success claimed for a runbook
+    # the operator did not run for that incident (domain.consolidation).
+    reported: bool = False
 
 
 class Resolution(_Model):
@@ -43,6 +46,9 @@ class Resolution(_Model):
     runbook: str | None = None
     actions: tuple[Action, ...] = ()
     confirmed_by: str = Field(default="", alias="confirmedBy")
+    # The runbook a person said fixed it when the operator never ran it there:
+    # remembered, shown, but no runbook's precedent or track record.
+    reported_runbook: str | None = Field(default=None, alias="reportedRunbook")
 
 
 class IncidentSpec(_Model):

@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import logging
 import os
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,17 @@ ENV_BACKEND = "RECALL_MEMORY_BACKEND"
 ENV_PATH = "RECALL_MEMORY_PATH"
 ENV_HINDSIGHT_URL = "RECALL_HINDSIGHT_URL"
 ENV_HINDSIGHT_BANK = "RECALL_HINDSIGHT_BANK"
+# The key of the seal on recommendations (domain.execution.seal). Unset: a
+# random key per process, so a restarted operator re-triages an incident
+# (within one re-evaluation pass) before anything of it runs again.
+ENV_STATUS_KEY = "RECALL_STATUS_KEY"
+_PROCESS_KEY = secrets.token_bytes(32)
+
+
+def status_key() -> bytes:
+    """The key this operator seals its recommendations with."""
+    explicit = os.environ.get(ENV_STATUS_KEY)
+    return explicit.encode() if explicit else _PROCESS_KEY
 
 
 def load_all() -> list[str]:

@@ -18,6 +18,10 @@ a wrong value stops start-up with the variable named):
   the dry-run starts when an Approval is accepted (the execution exists), and
   the run follows only after every dry-run succeeded, as it always does.
 - RECALL_EXECUTOR_SERVICE_ACCOUNT: the ServiceAccount of every step Job.
+
+Status is read, never trusted alone: a recommendation runs nothing (not even a
+dry-run) unless it carries this operator's seal, and before every step Job the
+execution is re-derived from the Approval objects it names (domain.execution).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -34,17 +39,20 @@ from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
 from recall_operator.config import ExecutionSettings, approval_settings_from_env, execution_settings_from_env
-from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending
+from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending, resolved_by
 from recall_operator.domain import execution as machine
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import PlanError, build_plan
+from recall_operator.handlers import status_key
 from recall_operator.kube import jobs as jobkit
 from recall_operator.kube.client import api_client
 
 GROUP, VERSION = "recall.dev", "v1alpha1"
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
 NO_LOG = "no log available"
+UNSEALED = ("waiting: status.recommendation does not carry this operator's seal (written by someone else, "
+            "or before the operator restarted); nothing runs until the operator has triaged the incident itself")
 
 _api_lock = threading.Lock()
 _api: k8s.ApiClient | None = None
@@ -247,12 +255,18 @@ def _advance_once(namespace: str, name: str) -> bool:
 
     # (a) dry-run of an actionable plan whose Runbook still gives that plan: at
     # once with auto dry-run, else once an Approval of this plan was accepted
-    _, exec_settings = _settings()
+    approval_settings, exec_settings = _settings()
     account = exec_settings.executor_service_account
+    runbook = rec.get("runbook")
     dry = dict(status.get("dryRun") or {})
     dry_decision = None
     plan_ok = built_hash is not None and built_hash == plan_hash
-    if rec.get("mode") == "actionable" and plan_ok and _dry_run_wanted(exec_settings, dry, execution, plan_hash):
+    # Only a recommendation this operator wrote for this incident leads to a Job.
+    verified = machine.sealed(status_key(), uid, rec)
+    # A resolved incident starts nothing new, dry-runs included.
+    resolved = resolved_by(incident) is not None
+    if (verified and not resolved and rec.get("mode") == "actionable" and plan_ok
+            and _dry_run_wanted(exec_settings, dry, execution, plan_hash)):
         if dry.get("planHash") != plan_hash:
             # Record the intent (plan, attempt) before creating Jobs, so a restart
             # in between looks for these exact Job names instead of new ones.
@@ -265,7 +279,7 @@ def _advance_once(namespace: str, name: str) -> bool:
         for c in dry_decision.create:
             step = next(s for s in steps if s["name"] == c.step)
             if _create_job(jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params,
-                                               service_account=account, plan_hash=plan_hash)):
+                                               service_account=account, plan_hash=plan_hash, runbook=runbook)):
                 events.append(("DryRunStarted", f"dry-run of step {c.step} started", False))
         old = {s.get("name"): s for s in dry.get("steps") or []}
         view = []
@@ -284,7 +298,10 @@ def _advance_once(namespace: str, name: str) -> bool:
             new_status["dryRun"] = {**dry, "steps": view, "done": dry_decision.done, "ok": dry_decision.ok}
 
     # (c) execution of the approved plan
-    if execution and execution.get("state") not in machine.TERMINAL:
+    if execution and execution.get("state") not in machine.TERMINAL and not verified:
+        if execution.get("reason") != UNSEALED:
+            new_status["execution"] = {"reason": UNSEALED}
+    elif execution and execution.get("state") not in machine.TERMINAL:
         ex = dict(execution)
         attempt = int(ex.get("attempt", 1))
         if ex.get("planHash") != built_hash or ex.get("planHash") != plan_hash:
@@ -297,10 +314,16 @@ def _advance_once(namespace: str, name: str) -> bool:
         else:
             observed = _observed(jobs, name, steps, attempt, ("run", "rollback"))
             dry_done = bool(dry_decision and dry.get("planHash") == plan_hash and dry_decision.done)
+            # The approval is re-derived from the Approval objects, never taken from status.
+            unverified = machine.verify_approvals(
+                ex, _evidence(incident, jobs, attempt, built_hash, steps), _now(), approval_settings)
             decision = machine.run(
-                rec.get("mode", ""), steps, approved=bool(ex.get("approval")), stopped=bool(ex.get("stopped")),
+                rec.get("mode", ""), steps, approved=unverified is None,
+                stopped=bool(ex.get("stopped")) or unverified is not None,
                 dry_run_done=dry_done, dry_run_ok=bool(dry_decision and dry_decision.ok), observed=observed,
             )
+            if unverified is not None and not ex.get("stopped") and decision.create is None:
+                decision = replace(decision, reason=f"nothing runs: {unverified}")
         if decision.create is not None:
             step = next(s for s in steps if s["name"] == decision.create.step)
             fail = None
@@ -308,7 +331,8 @@ def _advance_once(namespace: str, name: str) -> bool:
                     and (incident["metadata"].get("annotations") or {}).get(SIMULATE_FAIL_ANNOTATION) == step["name"]):
                 fail = "fail"
             manifest = jobkit.job_manifest(name, namespace, uid, step, decision.create.phase, attempt, params,
-                                           service_account=account, fail_label=fail, plan_hash=plan_hash)
+                                           service_account=account, fail_label=fail, plan_hash=plan_hash,
+                                           runbook=runbook, approvals=ex.get("approvals") or [ex.get("approval")])
             if _create_job(manifest):
                 verb = "rollback of step" if decision.create.phase == "rollback" else "step"
                 events.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
@@ -344,6 +368,28 @@ def _advance_once(namespace: str, name: str) -> bool:
     for reason, message, warning in events:
         _event(incident, reason, message, warning)
     return True
+
+
+def _evidence(incident: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]], attempt: int,
+              built_hash: str | None, steps: list[dict[str, Any]]) -> machine.RunEvidence:
+    """What the cluster itself shows about this run: Approvals, the recomputed plan, the Jobs made so far."""
+    meta = incident["metadata"]
+    started: list[datetime] = []
+    used: set[str] = set()
+    for job in jobs.values():
+        jmeta = job.get("metadata") or {}
+        labels = jmeta.get("labels") or {}
+        if labels.get(jobkit.LABEL_PHASE) not in ("run", "rollback"):
+            continue
+        if labels.get(jobkit.LABEL_ATTEMPT) == str(attempt):
+            if jmeta.get("creationTimestamp"):
+                started.append(datetime.fromisoformat(str(jmeta["creationTimestamp"]).replace("Z", "+00:00")))
+        else:
+            used.update(jobkit.approvals_of(job))
+    return machine.RunEvidence(
+        incident=incident, approvals=_list_approvals(meta["namespace"], meta["name"]), plan_hash=built_hash,
+        plan_risk=machine.plan_risk(steps), started_at=min(started) if started else None, used_before=frozenset(used),
+    )
 
 
 def _dry_run_wanted(exec_settings: ExecutionSettings, dry: Mapping[str, Any], execution: Mapping[str, Any],

@@ -36,7 +36,9 @@ from kubernetes import client as k8s_client
 from pydantic import ValidationError
 
 from recall_operator.domain.candidates import clean_candidates
-from recall_operator.domain.consolidation import runbook_outcome
+from recall_operator.domain.approval_rules import opened_by
+from recall_operator.domain.consolidation import current_outcome, empty_outcome, remembered_outcome, runbook_outcome
+from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
 from recall_operator.domain.guards import memory_staleness
 from recall_operator.domain.similarity import score_candidates
@@ -45,7 +47,7 @@ from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator import metrics
-from recall_operator.handlers import catalog
+from recall_operator.handlers import catalog, status_key
 from recall_operator.kube import status as st
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
 from recall_operator.replay import recall_query
@@ -225,10 +227,12 @@ async def consolidate(
     generation: int,
     memo: kopf.Memo,
     ctx: Context,
+    opener: str | None = None,
 ) -> st.StatusChange:
     key = st.resolution_key(resolution)
     now = _now()
-    res = Resolution.model_validate(dict(resolution))
+    # A runbook success counts only where this operator ran that runbook for this incident.
+    res = remembered_outcome(Resolution.model_validate(dict(resolution)), ctx.catalog, status, opener)
     memory: MemoryBackend | None = memo.get("memory")
     episode = EpisodicMemory(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
@@ -278,14 +282,16 @@ async def evaluate(
     status = dict(status)
     now = _now()
     raw_spec = dict(spec)
-    resolution = raw_spec.get("resolution")
+    resolution = current_outcome(raw_spec)  # the newest correction, else the recorded outcome
     try:
         incident = Incident(
             name=name, namespace=namespace,
-            spec=IncidentSpec.model_validate({k: v for k, v in raw_spec.items() if k != "resolution"}),
+            spec=IncidentSpec.model_validate({k: v for k, v in raw_spec.items()
+                                              if k not in ("resolution", "corrections")}),
         )
-        if resolution is not None:
-            Resolution.model_validate(dict(resolution))
+        if resolution is not None and empty_outcome(Resolution.model_validate(dict(resolution))):
+            return st.invalid_status(status, generation, now,
+                                     "spec.resolution: an outcome needs at least a summary or an action")
     except ValidationError as exc:
         err = exc.errors()[0]
         return st.invalid_status(status, generation, now, f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
@@ -293,12 +299,36 @@ async def evaluate(
     if resolution is not None:
         if st.is_consolidated(status, st.resolution_key(resolution)):
             return None
-        return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx)
+        return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx,
+                                 opened_by({"metadata": meta}))
     assessment, plan, error = await triage(incident, ctx, memo.get("memory"), memo.get("policy") or Settings())
     dna = incident_dna(incident.spec, ctx.topology)
-    change = st.triage_status(status, assessment, plan, dna, generation, now, error)
+    change = _sealed(status, str(meta.get("uid") or ""),
+                     lambda current: st.triage_status(current, assessment, plan, dna, generation, now, error))
     if "recommendation" in change.patch:  # metrics: a new or changed recommendation
         metrics.INCIDENTS_TRIAGED.labels(assessment.recommendation.mode).inc()
+    return change
+
+
+def _sealed(status: Mapping[str, Any], uid: str, build: Any) -> st.StatusChange:
+    """The triage change with the operator's seal on its recommendation (domain.execution.seal).
+
+    The change is built against status without the seal, so an unchanged
+    recommendation stays unwritten; the seal is written whenever it is not the
+    one this operator makes now (a new recommendation, a restart, a forgery).
+    """
+    current = dict(status)
+    old = dict(current.get("recommendation") or {})
+    had = old.pop("seal", None)
+    if "recommendation" in current:
+        current["recommendation"] = old
+    change: st.StatusChange = build(current)
+    rec = change.patch.get("recommendation")
+    want = seal(status_key(), uid, rec if rec is not None else old)
+    if rec is not None:
+        change.patch["recommendation"] = {**rec, "seal": want}
+    elif had != want and old:
+        change.patch["recommendation"] = {**old, "seal": want}
     return change
 
 
@@ -348,7 +378,7 @@ def _retries(memo: kopf.Memo) -> set[tuple[str, str]]:
 
 def needs_attention(spec: Mapping[str, Any], status: Mapping[str, Any], **_: Any) -> bool:
     """Open incidents (re-evaluated) and outcomes not yet in memory (retried); closed ones rest."""
-    resolution = spec.get("resolution")
+    resolution = current_outcome(spec)
     return resolution is None or not st.is_consolidated(status, st.resolution_key(resolution))
 
 
@@ -357,9 +387,9 @@ def answered(spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[s
 
     The loop only re-evaluates answers: a new spec (or outcome) is the
     handler's to answer first, so that the two never both give a first answer
-    (or write one outcome into memory twice).
+    (or write one outcome into memory twice). A correction is a new outcome.
     """
-    resolution = spec.get("resolution")
+    resolution = current_outcome(spec)
     if resolution is None:
         return bool(status.get("observedGeneration") == meta.get("generation"))
     # An outcome the handler tried to write into memory: it waits in the outbox under its key.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 PHASES = ("dryrun", "run", "rollback")
@@ -24,6 +24,10 @@ LABEL_STEP = "recall.dev/step"
 LABEL_ATTEMPT = "recall.dev/attempt"
 LABEL_PLAN_HASH = "recall.dev/plan-hash"
 LABEL_SIMULATE = "recall.dev/simulate"
+# The Runbook a step comes from, by its exact name (the admission policy checks the image against it).
+ANN_RUNBOOK = "recall.dev/runbook"
+# The Approvals a run's Jobs were made under: a later run may not use them again.
+ANN_APPROVALS = "recall.dev/approvals"
 
 DEFAULT_SERVICE_ACCOUNT = "recall-runbook-executor"
 # A step may overrun its estimate; the deadline is there to stop a hung step,
@@ -91,8 +95,14 @@ def job_manifest(
     service_account: str = DEFAULT_SERVICE_ACCOUNT,
     fail_label: str | None = None,
     plan_hash: str | None = None,
+    runbook: str | None = None,
+    approvals: Sequence[str | None] = (),
 ) -> dict[str, Any]:
     """The Job that runs one phase of one step; `step` is a step as in status.recommendation.steps.
+
+    `runbook` names the Runbook the step comes from (the admission policy
+    checks the image against it); `approvals` are the Approvals a run or
+    rollback Job is made under.
 
     `fail_label` ("fail") marks the pod for the test cluster's simulated failure; the
     handler only passes it when simulated failures are explicitly allowed.
@@ -138,6 +148,8 @@ def job_manifest(
             "annotations": {
                 "recall.dev/incident-name": incident_name,
                 "recall.dev/step-name": str(step["name"]),
+                **({ANN_RUNBOOK: runbook} if runbook else {}),
+                **({ANN_APPROVALS: ",".join(a for a in approvals if a)} if any(approvals) else {}),
             },
             "ownerReferences": [
                 {
@@ -184,3 +196,9 @@ def job_state(job: Mapping[str, Any]) -> str:
         if cond.get("type") == "Failed":
             return "failed"
     return "running"
+
+
+def approvals_of(job: Mapping[str, Any]) -> list[str]:
+    """The Approvals a Job was made under (none for a dry-run)."""
+    raw = ((job.get("metadata") or {}).get("annotations") or {}).get(ANN_APPROVALS) or ""
+    return [a for a in str(raw).split(",") if a]

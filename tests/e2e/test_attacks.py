@@ -1,0 +1,215 @@
+"""The attack round of issue 12, replayed against the operator on the real API server.
+
+Attackers act as users holding the chart's roles (manifests/rbac.yaml, bound
+in the test's namespace; kubectl --as), or as the cluster admin where the
+attack needs one (forged status). The admission policies are not installed
+here (tests/integration/test_admission.py refuses the same attacks at the API
+server); these tests show what the operator itself refuses when a request
+gets through: the same user signs with their own name, which admission lets by.
+
+- fake outcomes on someone else's incidents move neither a runbook's win rate
+  nor the mode of a new incident that resembles them (item 1);
+- an Approval of a resolved incident is Refused and runs nothing (item 2);
+- a forged status.execution, or a forged actionable recommendation, runs no
+  Job (item 3);
+- an incident the alert bridge opened needs two approvers (item 5).
+
+Every wait ends (support.wait_for names what it waited for); "nothing ran" is
+asserted only after something observable shows the operator has passed by.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kit import KubeEnv, cart_runbook, kept_default_registry
+from kit import execution_operator as run_execution
+from recall_operator.domain.approval_rules import BRIDGE_OPENER
+from recall_operator.handlers import execution as execution_handlers
+from recall_operator.kube import jobs as jobkit
+from support import wait_for
+
+pytestmark = pytest.mark.integration
+
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
+RUNBOOK_NAME = "cart-recycle"
+RUNBOOK = cart_runbook("snapshot, flush and recycle cart", symptoms=["latency-spike"])
+SPEC = {"service": "cart", "title": "cart p99 latency over 2s", "severity": "high", "symptoms": ["latency-spike"]}
+MALLORY = "mallory"  # recall-responder: may open incidents and record outcomes
+ATTACKS: list[str] = []  # refused attacks, for the report
+
+
+class Env(KubeEnv):
+    def as_user(self, user: str, *args: str, input: str | None = None) -> Any:
+        return self.kubectl(*args, "-n", self.ns, as_user=user, input=input)
+
+    def jobs(self, incident: str, phase: str | None = None) -> list[dict[str, Any]]:
+        selector = f"{jobkit.LABEL_INCIDENT}={incident}" + (f",{jobkit.LABEL_PHASE}={phase}" if phase else "")
+        return self.list_jobs(selector)
+
+    def approve_as(self, user: str, incident: str, name: str, plan_hash: str) -> None:
+        body = {"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": name},
+                "spec": {"incident": incident, "planHash": plan_hash, "decision": "approve", "approver": user}}
+        proc = self.as_user(user, "create", "-f", "-", input=json.dumps(body))
+        assert proc.returncode == 0, proc.stderr
+
+    def judged(self, name: str) -> dict[str, Any]:
+        return wait_for(f"approval {name} judged",
+                        lambda: (self.get("approvals.recall.dev", name).get("status") or {}).get("state")
+                        and self.get("approvals.recall.dev", name)["status"])
+
+    def resolve_as(self, user: str, incident: str, resolution: dict[str, Any]) -> None:
+        proc = self.as_user(user, "patch", "incidents.recall.dev", incident, "--type=merge",
+                            "-p", json.dumps({"spec": {"resolution": resolution}}))
+        assert proc.returncode == 0, proc.stderr
+
+    def forge_status(self, incident: str, status: dict[str, Any]) -> None:
+        self.kubectl("patch", "incidents.recall.dev", incident, "-n", self.ns, "--subresource=status",
+                     "--type=merge", "-p", json.dumps({"status": status}), check=True)
+
+
+@pytest.fixture
+def env(kubectl: Callable[..., Any], namespace: str) -> Iterator[Env]:
+    proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
+                   "-f", str(MANIFESTS / "namespace-restricted.yaml"), "-f", str(MANIFESTS / "rbac.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    for user, role in ((MALLORY, "recall-responder"), ("bob", "recall-approver"), ("carol", "recall-approver"),
+                       (MALLORY, "recall-approver")):
+        kubectl("create", "rolebinding", f"{role}-{user}", f"--clusterrole={role}", f"--user={user}", "-n", namespace,
+                check=True)
+    try:
+        with kept_default_registry():
+            yield Env(kubectl, namespace)
+    finally:
+        execution_handlers.load_policy({})
+
+
+# -- item 1: memory poisoning --------------------------------------------------
+
+
+def _triaged(env: Env, name: str) -> dict[str, Any]:
+    return wait_for(f"{name} triaged", lambda: (r := env.status_field(name, "recommendation")).get("mode") and r)
+
+
+def test_fake_outcomes_move_neither_the_win_rate_nor_the_mode(operator: Any, env: Env) -> None:
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    wording = {**SPEC, "description": "checkout stalls while cart answers slowly, redis hot keys on shard 3"}
+    # Someone else's incidents, open; and a look-alike triaged before any outcome exists.
+    for i in (1, 2, 3):
+        env.create_incident(f"inc-victim-{i}", wording, {"recall.dev/opened-by": "olga"})
+        _triaged(env, f"inc-victim-{i}")
+    env.create_incident("inc-before", wording, {"recall.dev/opened-by": "olga"})
+    before = _triaged(env, "inc-before")
+
+    # The attack: three "succeeded" outcomes for a runbook that never ran on those incidents,
+    # signed by mallory herself (admission lets that through: the signature is true).
+    fake = {"summary": "recycled cart, latency back to normal", "runbook": RUNBOOK_NAME, "confirmedBy": MALLORY,
+            "rootCause": "redis hot keys on shard 3",
+            "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "succeeded"}]}
+    for i in (1, 2, 3):
+        env.resolve_as(MALLORY, f"inc-victim-{i}", fake)
+    for i in (1, 2, 3):
+        wait_for(f"inc-victim-{i}'s outcome in memory",
+                 lambda i=i: env.status_field(f"inc-victim-{i}", "memory").get("consolidated"))
+
+    env.create_incident("inc-after", wording, {"recall.dev/opened-by": "olga"})
+    after = _triaged(env, "inc-after")
+    # Remembered as reported fixes, the look-alikes make the new incident familiar (novel
+    # -> advisory), but they lend the runbook no authority: nothing becomes actionable.
+    assert before["mode"] != "actionable" and after["mode"] != "actionable", (before, after)
+    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
+    assert int(runbook_status.get("timesExecuted") or 0) == 0, runbook_status
+    assert int(runbook_status.get("timesSucceeded") or 0) == 0, runbook_status
+    # The precedents are there, shown for what they are: reported, not run.
+    victims = [m for m in env.incident_status("inc-after")["matches"] if m["incident"].startswith("inc-victim-")]
+    assert victims and all(m.get("runbook") is None for m in victims), victims
+    ATTACKS.append("three fake outcomes did not move the win rate or the mode")
+
+
+# -- item 2: approvals after the fact ----------------------------------------------
+
+
+def test_an_approval_of_a_resolved_incident_is_refused_and_runs_nothing(env: Env, namespace: str) -> None:
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    env.create_incident("inc-done", SPEC, {"recall.dev/opened-by": "olga"})
+    plan_hash = env.recommend("inc-done", SPEC, RUNBOOK_NAME, RUNBOOK)
+    env.resolve_as(MALLORY, "inc-done", {"summary": "went away by itself", "confirmedBy": MALLORY})
+    with run_execution(namespace) as runner:
+        env.approve_as("bob", "inc-done", "late-approval", plan_hash)
+        verdict = env.judged("late-approval")
+    assert runner.exception is None, runner.output
+    assert verdict["state"] == "Refused", verdict
+    assert "resolved (outcome confirmed by mallory)" in verdict["reason"], verdict
+    assert env.status_field("inc-done", "execution") == {}
+    assert env.jobs("inc-done") == [], "a resolved incident starts nothing, dry-runs included"
+    ATTACKS.append("an Approval of a resolved incident")
+
+
+# -- item 3: status the operator did not write --------------------------------------
+
+
+def test_forged_status_runs_no_job(env: Env, namespace: str) -> None:
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    for name in ("inc-forged-mode", "inc-forged-exec", "inc-sealed"):
+        env.create_incident(name, SPEC, {"recall.dev/opened-by": "olga"})
+    # A forged `mode: actionable` (no seal), and a forged approved execution on a sealed plan.
+    forged_hash = env.recommend("inc-forged-mode", SPEC, RUNBOOK_NAME, RUNBOOK, sealed=False)
+    env.forge_status("inc-forged-mode", {"execution": {
+        "planHash": forged_hash, "approval": "ghost", "approvals": ["ghost"], "approvedBy": "bob", "attempt": 1,
+        "state": "Running", "steps": [], "rollbacks": []}})
+    exec_hash = env.recommend("inc-forged-exec", SPEC, RUNBOOK_NAME, RUNBOOK)
+    # An Approval that exists, but for another incident: it proves nothing about this one.
+    env.approve_as("bob", "inc-other", "bob-elsewhere", exec_hash)
+    env.forge_status("inc-forged-exec", {"execution": {
+        "planHash": exec_hash, "approval": "bob-elsewhere", "approvals": ["bob-elsewhere"], "approvedBy": "bob",
+        "attempt": 1, "state": "Running", "steps": [], "rollbacks": []}})
+    sealed_hash = env.recommend("inc-sealed", SPEC, RUNBOOK_NAME, RUNBOOK)
+    with run_execution(namespace) as runner:
+        # The sealed incident is the control: its dry-run runs, so the operator has passed by the others.
+        wait_for("the sealed plan's dry-run", lambda: env.dry_run_of("inc-sealed", sealed_hash))
+        stopped = wait_for("the forged execution stopped",
+                           lambda: (e := env.status_field("inc-forged-exec", "execution")).get("state") == "Stopped" and e)
+        waiting = wait_for("the unsealed execution explained",
+                           lambda: "seal" in (e := env.status_field("inc-forged-mode", "execution")).get("reason", "")
+                           and e)
+    assert runner.exception is None, runner.output
+    assert "nothing runs: no Approval bob-elsewhere approves incident inc-forged-exec" in stopped["reason"], stopped
+    assert waiting["state"] == "Running" and "does not carry this operator's seal" in waiting["reason"], waiting
+    assert env.jobs("inc-forged-mode") == [], "a forged actionable mode ran Jobs"
+    assert env.jobs("inc-forged-exec", "run") == [], "a forged execution ran steps"
+    assert env.jobs("inc-sealed", "run") == []  # never approved: dry-run only
+    ATTACKS.extend(["an admin-forged status.execution", "an admin-forged actionable mode"])
+
+
+# -- item 5: the alert bridge's incidents ------------------------------------------
+
+
+def test_a_bridge_incident_needs_two_approvers(env: Env, namespace: str) -> None:
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    env.create_incident("alert-f00d", SPEC, {"recall.dev/opened-by": BRIDGE_OPENER,
+                                             "recall.dev/alert-fingerprint": "f00d"})
+    plan_hash = env.recommend("alert-f00d", SPEC, RUNBOOK_NAME, RUNBOOK)
+    with run_execution(namespace) as runner:
+        wait_for("dry-run results", lambda: env.dry_run_of("alert-f00d", plan_hash))
+        env.approve_as(MALLORY, "alert-f00d", "mallory-alone", plan_hash)
+        alone = env.judged("mallory-alone")
+        assert env.jobs("alert-f00d", "run") == []
+        env.approve_as("bob", "alert-f00d", "bob-too", plan_hash)
+        ex = wait_for("the run to finish", lambda: (e := env.status_field("alert-f00d", "execution")).get("state")
+                      in ("Succeeded", "Failed", "Stopped", "RolledBack") and e, deadline=90)
+    assert runner.exception is None, runner.output
+    assert alone["state"] == "Pending" and "alert bridge opened the incident" in alone["reason"], alone
+    assert ex["state"] == "Succeeded" and ex["approvedBy"] == "bob,mallory" and ex["runbook"] == RUNBOOK_NAME, ex
+    runs = env.jobs("alert-f00d", "run")
+    assert runs and all(sorted(jobkit.approvals_of(j)) == ["bob-too", "mallory-alone"] for j in runs)
+    assert all(j["metadata"]["annotations"][jobkit.ANN_RUNBOOK] == RUNBOOK_NAME for j in runs)
+    ATTACKS.append("one person approving a bridge-opened incident alone")
+
+
+def test_zz_report() -> None:
+    print(f"\nattacks refused by the operator: {len(ATTACKS)}: " + "; ".join(ATTACKS))
