@@ -112,3 +112,24 @@ def test_chart_rbac_and_admission_match_the_plain_manifests(helm: str) -> None:
                 == want["metadata"].get("labels", {}).get("rbac.authorization.k8s.io/aggregate-to-view"))
         compared += 1
     assert compared >= 8, compared
+
+
+def test_named_namespaces_confine_the_operators_jobs(helm: str) -> None:
+    """Watching named namespaces, the operator may create Jobs only there (a Role each), not cluster-wide."""
+    rendered = docs(render.render_chart(helm, "--set", "watch.allNamespaces=false",
+                                        "--set", "watch.namespaces={shop,payments}"))
+    cluster_role = next(d for d in rendered if d["kind"] == "ClusterRole" and d["metadata"]["name"] == "recall-operator")
+    assert not any("jobs" in r["resources"] for r in cluster_role["rules"]), cluster_role["rules"]
+    roles = {d["metadata"]["namespace"]: d for d in rendered if d["kind"] == "Role"}
+    assert set(roles) == {"shop", "payments"}
+    for role in roles.values():
+        assert role["rules"] == [{"apiGroups": ["batch"], "resources": ["jobs"],
+                                  "verbs": ["create", "get", "list", "watch", "delete"]}]
+    bindings = {d["metadata"]["namespace"]: d for d in rendered if d["kind"] == "RoleBinding"}
+    assert set(bindings) >= {"shop", "payments"}
+    assert all(b["subjects"] == [{"kind": "ServiceAccount", "name": "recall-operator", "namespace": "recall-system"}]
+               for ns, b in bindings.items() if ns in roles)
+    # Watching every namespace, Jobs stay in the ClusterRole: the admission policy confines what they may be.
+    default = next(d for d in docs(render.render_chart(helm)) if d["kind"] == "ClusterRole"
+                   and d["metadata"]["name"] == "recall-operator")
+    assert any("jobs" in r["resources"] for r in default["rules"])
