@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from recall_operator.kube import jobs as jobkit
 
@@ -147,3 +148,40 @@ def test_runbook_pods_pass_the_restricted_profile(kubectl: Callable[..., Any], i
     bad["spec"]["containers"][0]["securityContext"] = {"privileged": True}
     proc = kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(bad))
     assert proc.returncode != 0 and 'violates PodSecurity "restricted' in proc.stderr, proc.stderr
+
+
+def test_watching_named_namespaces_the_operator_may_create_jobs_only_there(
+    kubectl: Callable[..., Any], namespace: str, installed: None
+) -> None:
+    """Item 4 of issue 12: the chart's RBAC for named namespaces, asked of the API server's authorizer.
+
+    Rendered for a release in a namespace of its own, so its cluster-scoped names and
+    its ServiceAccount differ from the default install the other rows check.
+    """
+    from support import renderer
+
+    render = renderer()
+    release_ns = "recall-confined"
+    rendered = [d for d in yaml.safe_load_all(render.render_chart(
+        render.helm_binary(), "--set", "watch.allNamespaces=false", "--set", f"watch.namespaces={{{namespace}}}",
+        "--show-only", "templates/rbac.yaml", namespace=release_ns)) if d]
+    kinds = {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}
+    objects = [d for d in rendered if d["kind"] in kinds]
+    assert {d["kind"] for d in objects} == kinds
+    proc = kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    assert proc.returncode == 0, proc.stderr
+    operator = f"system:serviceaccount:{release_ns}:recall-operator"
+    try:
+        assert can_i(kubectl, operator, "create", "jobs.batch", namespace)
+        assert can_i(kubectl, operator, "watch", "incidents.recall.dev", "kube-system")  # it still watches everywhere
+        for elsewhere in ("kube-system", "default"):
+            assert not can_i(kubectl, operator, "create", "jobs.batch", elsewhere), elsewhere
+        job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "own-the-node", "namespace": "kube-system"},
+               "spec": {"template": {"spec": {"restartPolicy": "Never", "hostPID": True, "containers": [
+                   {"name": "x", "image": "busybox:1.36", "securityContext": {"privileged": True}}]}}}}
+        proc = kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(job), as_user=operator)
+        assert proc.returncode != 0 and "forbidden" in proc.stderr, proc.stderr
+    finally:
+        for d in objects:
+            if d["kind"].startswith("Cluster"):
+                kubectl("delete", d["kind"].lower(), d["metadata"]["name"], "--ignore-not-found")
