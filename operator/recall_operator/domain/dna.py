@@ -50,43 +50,44 @@ class Dimension:
 def incident_dna(spec: IncidentSpec, topology: Topology) -> list[Dimension]:
     words = tokens(f"{spec.title} {spec.description} {' '.join(spec.error_signatures)} {' '.join(spec.symptoms)}")
     n_services = max(len(topology.depends_on), 1)
-    max_depth = topology.max_depth or 1
     depth = topology.depth(spec.service)
     upstream = _transitive_callers(topology, spec.service)
-    drift = sorted({w for w in words if w in _DRIFT_WORDS})
-    pressure = sorted({w for w in words if w in _NETWORK_WORDS})
+    drift = _drift_words(words)
+    pressure = _pressure_words(words)
     deploy = spec.deployment
     minutes = deploy.minutes_since_deploy if deploy else None
     actions = len(spec.resolution.actions) if spec.resolution else None
+    own = _own_values(spec, words)
+    service_depth, blast = placement_values(spec.service, topology)
 
     return [
-        Dimension("symptoms", min(len(spec.symptoms) / 5, 1.0), f"{len(spec.symptoms)} symptom tags (5 or more is 1.0)"),
-        Dimension("errorSeverity", _SEVERITY[spec.severity], f"severity {spec.severity}"),
+        Dimension("symptoms", own[0], f"{len(spec.symptoms)} symptom tags (5 or more is 1.0)"),
+        Dimension("errorSeverity", own[1], f"severity {spec.severity}"),
         Dimension(
             "serviceDepth",
-            1 - depth / max_depth if spec.service in topology.depends_on else 0.5,
+            service_depth,
             f"{spec.service} has {depth} levels of dependencies below it"
             if spec.service in topology.depends_on
             else f"{spec.service} is not in the topology",
         ),
         Dimension(
             "deployProximity",
-            0.0 if minutes is None else round(math.pow(0.5, minutes / DEPLOY_HALF_LIFE_MINUTES), 3),
+            own[2],
             "no recent deploy recorded" if minutes is None else f"last deploy {minutes:g} minutes before the page",
         ),
         Dimension(
             "blastRadius",
-            round(len(upstream) / n_services, 3),
+            blast,
             f"{len(upstream)} of {n_services} services depend on {spec.service}",
         ),
         Dimension(
             "configurationDrift",
-            min(len(drift) / 3, 1.0),
+            own[3],
             f"change words: {', '.join(drift)}" if drift else "no change words in the incident text",
         ),
         Dimension(
             "networkPressure",
-            min(len(pressure) / 3, 1.0),
+            own[4],
             f"pressure words: {', '.join(pressure)}" if pressure else "no pressure words in the incident text",
         ),
         Dimension(
@@ -101,6 +102,68 @@ def dna_similarity(a: list[Dimension], b: list[Dimension]) -> float:
     """1 - mean absolute difference over the dimensions known before resolution."""
     pairs = [(x.value, y.value) for x, y in zip(a, b) if x.name != "resolutionComplexity"]
     return 1 - sum(abs(x - y) for x, y in pairs) / len(pairs)
+
+
+# -- the same values without their reasons, for scoring many memories -----------
+#
+# A memory's own dimensions (symptoms, errorSeverity, deployProximity,
+# configurationDrift, networkPressure) never change once it is written; the two
+# that depend on where its service sits in the topology (serviceDepth,
+# blastRadius) change with the topology, so they are looked up per query and
+# per service. `values_similarity` adds the differences in DIMENSIONS order, as
+# `dna_similarity` does, so the two give the same float.
+
+
+def own_values(spec: IncidentSpec) -> tuple[float, float, float, float, float]:
+    """symptoms, errorSeverity, deployProximity, configurationDrift, networkPressure: the spec's alone."""
+    return _own_values(
+        spec, tokens(f"{spec.title} {spec.description} {' '.join(spec.error_signatures)} {' '.join(spec.symptoms)}")
+    )
+
+
+def placement_values(service: str, topology: Topology) -> tuple[float, float]:
+    """serviceDepth and blastRadius: where the service sits in this topology."""
+    n_services = max(len(topology.depends_on), 1)
+    max_depth = topology.max_depth or 1
+    depth = topology.depth(service)
+    upstream = _transitive_callers(topology, service)
+    return (1 - depth / max_depth if service in topology.depends_on else 0.5, round(len(upstream) / n_services, 3))
+
+
+def values_similarity(
+    own_a: tuple[float, ...], place_a: tuple[float, float], own_b: tuple[float, ...], place_b: tuple[float, float]
+) -> float:
+    """`dna_similarity` of two incidents given their own and placement values."""
+    pairs = [
+        (own_a[0], own_b[0]),
+        (own_a[1], own_b[1]),
+        (place_a[0], place_b[0]),
+        (own_a[2], own_b[2]),
+        (place_a[1], place_b[1]),
+        (own_a[3], own_b[3]),
+        (own_a[4], own_b[4]),
+    ]
+    return 1 - sum(abs(x - y) for x, y in pairs) / len(pairs)
+
+
+def _drift_words(words: list[str]) -> list[str]:
+    return sorted({w for w in words if w in _DRIFT_WORDS})
+
+
+def _pressure_words(words: list[str]) -> list[str]:
+    return sorted({w for w in words if w in _NETWORK_WORDS})
+
+
+def _own_values(spec: IncidentSpec, words: list[str]) -> tuple[float, float, float, float, float]:
+    deploy = spec.deployment
+    minutes = deploy.minutes_since_deploy if deploy else None
+    return (
+        min(len(spec.symptoms) / 5, 1.0),
+        _SEVERITY[spec.severity],
+        0.0 if minutes is None else round(math.pow(0.5, minutes / DEPLOY_HALF_LIFE_MINUTES), 3),
+        min(len(_drift_words(words)) / 3, 1.0),
+        min(len(_pressure_words(words)) / 3, 1.0),
+    )
 
 
 def _transitive_callers(topology: Topology, service: str) -> set[str]:

@@ -35,7 +35,14 @@ from recall_operator.domain.models import (
     Runbook,
     RunbookRecord,
 )
-from recall_operator.domain.similarity import LexicalScorer, ScoredMemory, Weights, incident_words, score_candidates
+from recall_operator.domain.similarity import (
+    LexicalScorer,
+    Recalled,
+    ScoredMemory,
+    Weights,
+    incident_words,
+    score_candidates,
+)
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
 
@@ -128,7 +135,9 @@ def assess(
     chain: Sequence[Policy] = CHAIN,
 ) -> Assessment:
     cleaned = clean_candidates(incident.name, candidates)
-    scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights)
+    # A store that kept each memory's features hands them over with the candidates.
+    features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None
+    scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights, features)
     groups = merge_repages(scored)
     matches = _matches(scored, groups, ctx, settings)
     found = gather(incident, scored, groups, ctx, settings)

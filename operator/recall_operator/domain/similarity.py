@@ -9,13 +9,14 @@ does that one say too".
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_operator.domain.consolidation import win_rate
-from recall_operator.domain.dna import dna_similarity, incident_dna
+from recall_operator.domain.dna import own_values, placement_values, values_similarity
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
 from recall_operator.domain.text import negated_stems, negated_words, plain_stems, stem, tokens
 from recall_operator.domain.topology import Topology
@@ -208,10 +209,24 @@ class LexicalScorer:
             return 0.0
         return min(1.0, self._score(q, self.documents[index], self.lengths[index]) / best / LEXICAL_SATURATION)
 
+    def relevances(self, query: Sequence[str]) -> list[float]:
+        """`relevance` of every document, the query's own score computed once."""
+        q = Counter(query)
+        best = self._score(q, q, len(query))
+        if best <= 0:
+            return [0.0] * len(self.documents)
+        return [
+            min(1.0, self._score(q, doc, length) / best / LEXICAL_SATURATION)
+            for doc, length in zip(self.documents, self.lengths)
+        ]
+
 
 def service_match(topology: Topology, incident_service: str, memory_service: str, lexical: float = 0.0) -> float:
     """1 on the same service, 0.8 next door; elsewhere, only what the words earn (see above)."""
-    relation = topology.relation(incident_service, memory_service)
+    return _service_credit(topology.relation(incident_service, memory_service), lexical)
+
+
+def _service_credit(relation: str, lexical: float) -> float:
     unrelated = UNRELATED_SERVICE_CREDIT * lexical
     return {"exact": 1.0, "adjacent": ADJACENT_SERVICE_CREDIT, "unrelated": unrelated}[relation]
 
@@ -238,11 +253,84 @@ def _recent_deploy(spec: IncidentSpec) -> bool | None:
     return spec.deployment.minutes_since_deploy <= RECENT_DEPLOY_MINUTES
 
 
+# What a memory's features were derived by. Raise it whenever a change here or
+# in text.py / dna.py changes what `memory_features` returns: a store that
+# keeps features rebuilds the ones of an older version when it opens.
+FEATURES_VERSION = 1
+
+
+@dataclass(frozen=True)
+class MemoryFeatures:
+    """What scoring needs from one memory, derived from the memory alone.
+
+    Nothing in it depends on the query, the topology or the runbook records, so
+    it can be computed once when the memory is written and kept beside it;
+    `score_candidates` gives the same floats with or without it.
+    """
+
+    words: tuple[str, ...]  # incident_words: the lexical term's document
+    denied: tuple[tuple[str, str], ...]  # denied_symptoms, sorted by stem: what its report denied
+    facts: frozenset[str]  # precedent_facts: what was true of it
+    symptoms: frozenset[str]  # its symptom tags
+    signatures: frozenset[str]  # the words of its error signatures
+    recent_deploy: bool | None  # deployed within RECENT_DEPLOY_MINUTES before the page (None: unknown)
+    dna: tuple[float, ...]  # its own DNA values (dna.own_values); the topology's are looked up per query
+
+    def to_json(self) -> str:
+        return json.dumps(
+            [list(self.words), [list(d) for d in self.denied], sorted(self.facts), sorted(self.symptoms),
+             sorted(self.signatures), self.recent_deploy, list(self.dna)],
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> MemoryFeatures:
+        words, denied, facts, symptoms, signatures, recent, dna = json.loads(text)
+        return cls(
+            tuple(words), tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
+            frozenset(signatures), recent, tuple(dna),
+        )
+
+
+def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
+    """The scoring features of one memory (what `score_candidates` would derive from it)."""
+    spec = memory.spec
+    return MemoryFeatures(
+        words=tuple(incident_words(spec)),
+        denied=tuple(sorted(denied_symptoms(spec).items())),
+        facts=frozenset(precedent_facts(memory)),
+        symptoms=frozenset(spec.symptoms),
+        signatures=frozenset(tokens(" ".join(spec.error_signatures))),
+        recent_deploy=_recent_deploy(spec),
+        dna=own_values(spec),
+    )
+
+
+class Recalled(list[EpisodicMemory]):
+    """Candidates as a store returns them, with the features it kept for each (None: derive them)."""
+
+    def __init__(self, memories: Sequence[EpisodicMemory], features: Sequence[MemoryFeatures | None]):
+        super().__init__(memories)
+        self.features = list(features)
+
+    def features_of(self, memories: Sequence[EpisodicMemory]) -> list[MemoryFeatures | None]:
+        """The kept features of these memories (each one of this list's own objects, e.g. after filtering)."""
+        by_id = {id(m): f for m, f in zip(self, self.features)}
+        return [by_id.get(id(m)) for m in memories]
+
+
 @dataclass(frozen=True)
 class ScoredMemory:
     memory: EpisodicMemory
     similarity: int
     breakdown: Breakdown
+
+
+def _dice(sa: frozenset[str] | set[str], sb: frozenset[str] | set[str]) -> float:
+    """`overlap` of two sets already made."""
+    if not sa or not sb:
+        return 0.0
+    return 2 * len(sa & sb) / (len(sa) + len(sb))
 
 
 def score_candidates(
@@ -251,30 +339,68 @@ def score_candidates(
     topology: Topology,
     runbook_records: dict[str, RunbookRecord],
     weights: Weights = Weights(),
+    features: Sequence[MemoryFeatures | None] | None = None,
 ) -> list[ScoredMemory]:
-    """Every candidate with its similarity and breakdown, best first (ties: most recent first)."""
+    """Every candidate with its similarity and breakdown, best first (ties: most recent first).
+
+    `features`, when given, holds each candidate's `memory_features` (None for
+    one to derive here); only the query's side is computed per call.
+    """
     if not candidates:
         return []
+    kept = list(features) if features is not None else [None] * len(candidates)
+    feats = [f if f is not None else memory_features(c) for c, f in zip(candidates, kept)]
     query = incident_words(spec)
-    lexical = LexicalScorer([incident_words(c.spec) for c in candidates])
-    dna = incident_dna(spec, topology)
-    denied = denied_symptoms(spec)
+    relevance = LexicalScorer([f.words for f in feats]).relevances(query)
+    query_dna = own_values(spec)
+    placements: dict[str, tuple[float, float]] = {}
+
+    def placement(service: str) -> tuple[float, float]:
+        if service not in placements:
+            placements[service] = placement_values(service, topology)
+        return placements[service]
+
+    query_place = placement(spec.service)
+    relations: dict[str, str] = {}
+
+    def relation(service: str) -> str:
+        if service not in relations:
+            relations[service] = topology.relation(spec.service, service)
+        return relations[service]
+
+    denied = sorted(denied_symptoms(spec).items())
+    shown = plain_stems(tokens(" ".join(spec.symptoms)))  # denied_by_precedent's side of this incident
+    symptoms = set(spec.symptoms)
+    signatures = set(tokens(" ".join(spec.error_signatures)))
+    recent = _recent_deploy(spec)
     scored = []
-    for i, c in enumerate(candidates):
+    for c, f, words in zip(candidates, feats, relevance):
         runbook = c.resolution.runbook
-        words = lexical.relevance(query, i)
+        deploy = 0.5 if recent is None or f.recent_deploy is None else float(recent == f.recent_deploy)
         breakdown = Breakdown(
             lexical=words,
-            service=service_match(topology, spec.service, c.spec.service, words),
-            symptoms=overlap(spec.symptoms, c.spec.symptoms),
-            signals=signal_alignment(spec, c.spec),
+            service=_service_credit(relation(c.spec.service), words),
+            symptoms=_dice(symptoms, f.symptoms),
+            signals=0.7 * _dice(signatures, f.signatures) + 0.3 * deploy,
             # A manual fix has no track record to lend confidence.
             runbook=win_rate(runbook_records.get(runbook, RunbookRecord())) if runbook else 0.0,
             # DNA similarity of unrelated incidents is rarely below one half, so
             # the term counts only what lies above that.
-            dna=max(0.0, 2 * dna_similarity(dna, incident_dna(c.spec, topology)) - 1),
-            ruled_out=both_ways(spec, denied, c),
+            dna=max(0.0, 2 * values_similarity(query_dna, query_place, f.dna, placement(c.spec.service)) - 1),
+            ruled_out=_denials(denied, shown, f),
         )
         scored.append(ScoredMemory(c, breakdown.points(weights), breakdown))
     scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))
     return scored
+
+
+def _denials(denied: Sequence[tuple[str, str]], shown: set[str], f: MemoryFeatures) -> tuple[Denial, ...]:
+    """`both_ways` from this incident's sorted denials and symptom stems and a memory's features."""
+    seen: dict[str, Denial] = {}
+    for s, w in denied:
+        if s in f.facts:
+            seen.setdefault(s, Denial(s, w, False))
+    for s, w in f.denied:
+        if s in shown:
+            seen.setdefault(s, Denial(s, w, True))
+    return tuple(seen.values())
