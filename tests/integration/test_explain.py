@@ -11,7 +11,18 @@ from typing import Any
 
 import pytest
 
+from support import wait_for
+
 pytestmark = pytest.mark.integration
+
+
+def explain(kubectl: Callable[..., Any], field: str) -> Any:
+    """`kubectl explain`, once the API server publishes the CRDs' schemas (a few seconds after they are installed)."""
+    def attempt() -> Any:
+        proc = kubectl("explain", field, "--api-version=recall.dev/v1alpha1")
+        return proc if proc.returncode == 0 else None
+
+    return wait_for(f"kubectl explain {field}", attempt, deadline=60)
 
 
 @pytest.mark.parametrize(("field", "words"), [
@@ -25,16 +36,14 @@ pytestmark = pytest.mark.integration
     ("architecturemigration.spec.targetService", "The service whose architecture changed"),
 ])
 def test_kubectl_explain_shows_the_description(kubectl: Callable[..., Any], field: str, words: str) -> None:
-    proc = kubectl("explain", field, "--api-version=recall.dev/v1alpha1")
-    assert proc.returncode == 0, proc.stderr
+    proc = explain(kubectl, field)
     text = " ".join(proc.stdout.split())
     assert words in text, proc.stdout
     assert "<empty>" not in proc.stdout
 
 
 def test_the_incident_status_lists_its_fields(kubectl: Callable[..., Any]) -> None:
-    proc = kubectl("explain", "incident.status", "--api-version=recall.dev/v1alpha1")
-    assert proc.returncode == 0, proc.stderr
+    proc = explain(kubectl, "incident.status")
     listed = {line.split("\t")[0].strip() for line in proc.stdout.splitlines() if "\t<" in line}
     assert {"recommendation", "matches", "conditions", "execution", "dryRun", "memory", "dna"} <= listed, proc.stdout
     assert "<empty>" not in proc.stdout
