@@ -109,10 +109,12 @@ def test_template_renders_without_values(helm: str) -> None:
     env = {e["name"]: e.get("value") for e in container["env"]}
     assert {k: env[k] for k in ("RECALL_NOVEL_BAR", "RECALL_ACTIONABLE_BAR", "RECALL_AUTO_DRY_RUN",
                                 "RECALL_FOUR_EYES", "RECALL_APPROVAL_EXPIRY_MINUTES", "RECALL_APPROVERS_LOW",
-                                "RECALL_APPROVERS_MEDIUM", "RECALL_APPROVERS_HIGH", "RECALL_APPROVERS_CRITICAL")} == {
+                                "RECALL_APPROVERS_MEDIUM", "RECALL_APPROVERS_HIGH", "RECALL_APPROVERS_CRITICAL",
+                                "RECALL_APPROVERS_BRIDGE")} == {
         "RECALL_NOVEL_BAR": "55", "RECALL_ACTIONABLE_BAR": "60", "RECALL_AUTO_DRY_RUN": "true",
         "RECALL_FOUR_EYES": "true", "RECALL_APPROVAL_EXPIRY_MINUTES": "60", "RECALL_APPROVERS_LOW": "1",
-        "RECALL_APPROVERS_MEDIUM": "1", "RECALL_APPROVERS_HIGH": "1", "RECALL_APPROVERS_CRITICAL": "2"}
+        "RECALL_APPROVERS_MEDIUM": "1", "RECALL_APPROVERS_HIGH": "1", "RECALL_APPROVERS_CRITICAL": "2",
+        "RECALL_APPROVERS_BRIDGE": "2"}
     claim = only(items, "PersistentVolumeClaim")
     volume = next(v for v in pod["volumes"] if v["name"] == "memory")
     assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
@@ -128,7 +130,8 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     items = docs(render.render_chart(
         helm, "--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop,payments}",
         "--set", "persistence.enabled=false", "--set", "policy.novelBar=40", "--set", "bridge.enabled=false",
-        "--set", "policy.approvers.high=2", "--set", "policy.approvers.critical=3"))
+        "--set", "policy.approvers.high=2", "--set", "policy.approvers.critical=3",
+        "--set", "policy.approvers.bridge=3"))
     deployment = only(items, "Deployment")
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     args = container["args"]
@@ -144,6 +147,7 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     assert {"name": "RECALL_NOVEL_BAR", "value": "40"} in container["env"]
     assert {"name": "RECALL_APPROVERS_HIGH", "value": "2"} in container["env"]
     assert {"name": "RECALL_APPROVERS_CRITICAL", "value": "3"} in container["env"]
+    assert {"name": "RECALL_APPROVERS_BRIDGE", "value": "3"} in container["env"]
     executors = sorted(d["metadata"]["namespace"] for d in items
                        if d["kind"] == "ServiceAccount" and d["metadata"]["name"] == "recall-runbook-executor")
     assert executors == ["payments", "recall-system", "shop"]
