@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.similarity import FEATURES_VERSION, Recalled, memory_features
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery, interleave
 from recall_operator.memory.embedded import EmbeddedMemory
 from recall_operator.memory.hindsight import HindsightMemory, telling_words
@@ -195,6 +196,51 @@ async def test_embedded_memory_refuses_a_newer_schema(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(MemoryUnavailable, match="newer"):
         await EmbeddedMemory(path).count()
+
+
+async def test_embedded_recall_hands_over_each_memorys_features_as_written(tmp_path: Path, history: Any) -> None:
+    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+    try:
+        await remember_all(memory, history.memories[:STORED])
+        got = await memory.recall(query_for(history, "inc-0008", limit=5))
+        assert isinstance(got, Recalled) and len(got.features) == len(got) > 0
+        assert got.features == [memory_features(m) for m in got]
+    finally:
+        await memory.close()
+
+
+async def test_embedded_features_of_an_older_version_or_writer_are_derived_again(tmp_path: Path, history: Any) -> None:
+    path = tmp_path / "memory.sqlite3"
+    first = EmbeddedMemory(path)
+    await remember_all(first, history.memories[:STORED])
+    await first.close()
+    with sqlite3.connect(path) as conn:
+        # A file from before features were kept: no features columns, schema 1.
+        conn.execute("DROP TRIGGER memories_body_changed")
+        conn.execute("ALTER TABLE memories DROP COLUMN features")
+        conn.execute("ALTER TABLE memories DROP COLUMN features_version")
+    conn.close()
+
+    reopened = EmbeddedMemory(path)
+    try:
+        assert await reopened.count() == STORED
+        rows = reopened._query("SELECT features_version, count(*) FROM memories GROUP BY 1", [])
+        assert rows == [(FEATURES_VERSION, STORED)]
+        got = await reopened.recall(query_for(history, "inc-0008", limit=5))
+        assert got.features == [memory_features(m) for m in got]
+        # An older operator rewrites a body and leaves the features alone: they are
+        # dropped (scoring derives them) until the next start-up derives them again.
+        body = history.memory("inc-0001").model_copy(update={"namespace": "default"}).model_dump_json(by_alias=True)
+        reopened._query("UPDATE memories SET body = ? WHERE incident = 'inc-0001'", [body])
+        assert reopened._query("SELECT features, features_version FROM memories WHERE incident = 'inc-0001'", []) \
+            == [(None, 0)]
+    finally:
+        await reopened.close()
+    again = EmbeddedMemory(path)
+    try:
+        assert again._query("SELECT count(*) FROM memories WHERE features_version != ?", [FEATURES_VERSION]) == [(0,)]
+    finally:
+        await again.close()
 
 
 # --------------------------------------------------------------------------- hindsight only

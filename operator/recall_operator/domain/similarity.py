@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from itertools import chain
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -181,25 +182,37 @@ def incident_words(spec: IncidentSpec) -> list[str]:
 class LexicalScorer:
     """BM25 over a pool of candidate documents, normalised by the query's score on itself."""
 
-    def __init__(self, documents: Sequence[Sequence[str]]):
-        self.documents = [Counter(d) for d in documents]
-        self.lengths = [len(d) for d in documents]
+    def __init__(self, documents: Sequence[Sequence[str]], counted: Sequence[Mapping[str, int]] | None = None):
+        self.documents: list[Mapping[str, int]] = (
+            list(counted) if counted is not None else [Counter(d) for d in documents]
+        )
+        self.lengths = [len(d) for d in documents] if counted is None else [sum(d.values()) for d in counted]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
-        df: Counter[str] = Counter()
-        for doc in self.documents:
-            df.update(doc.keys())
-        n = len(self.documents)
-        # The always-positive IDF variant: a term in every document still counts a little.
-        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
-        self.unseen_idf = math.log(1 + (n + 0.5) / 0.5)
+        # In how many documents each term occurs (a document iterates as its distinct terms).
+        self.df: Counter[str] = Counter(chain.from_iterable(self.documents))
+        self.n = len(self.documents)
+        self.unseen_idf = math.log(1 + (self.n + 0.5) / 0.5)
+        self._idf: dict[str, float] = {}  # only the terms a query asks about are ever needed
 
-    def _score(self, query: Counter[str], doc: Counter[str], length: int) -> float:
+    def idf(self, term: str) -> float:
+        """The always-positive IDF variant: a term in every document still counts a little."""
+        if term not in self._idf:
+            c = self.df.get(term)
+            self._idf[term] = self.unseen_idf if c is None else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
+        return self._idf[term]
+
+    @classmethod
+    def of_counts(cls, counted: Sequence[Mapping[str, int]]) -> LexicalScorer:
+        """The same scorer over documents already counted (term -> occurrences)."""
+        return cls((), counted)
+
+    def _score(self, query: Mapping[str, int], doc: Mapping[str, int], length: int) -> float:
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (self.avg_length or 1.0))
         score = 0.0
         for term in query:
             tf = doc.get(term, 0)
             if tf:
-                score += self.idf.get(term, self.unseen_idf) * tf * (BM25_K1 + 1) / (tf + norm)
+                score += self.idf(term) * tf * (BM25_K1 + 1) / (tf + norm)
         return score
 
     def relevance(self, query: Sequence[str], index: int) -> float:
@@ -268,7 +281,7 @@ class MemoryFeatures:
     `score_candidates` gives the same floats with or without it.
     """
 
-    words: tuple[str, ...]  # incident_words: the lexical term's document
+    words: Mapping[str, int]  # incident_words, counted: the lexical term's document
     denied: tuple[tuple[str, str], ...]  # denied_symptoms, sorted by stem: what its report denied
     facts: frozenset[str]  # precedent_facts: what was true of it
     symptoms: frozenset[str]  # its symptom tags
@@ -278,7 +291,7 @@ class MemoryFeatures:
 
     def to_json(self) -> str:
         return json.dumps(
-            [list(self.words), [list(d) for d in self.denied], sorted(self.facts), sorted(self.symptoms),
+            [self.words, [list(d) for d in self.denied], sorted(self.facts), sorted(self.symptoms),
              sorted(self.signatures), self.recent_deploy, list(self.dna)],
             separators=(",", ":"),
         )
@@ -287,7 +300,7 @@ class MemoryFeatures:
     def from_json(cls, text: str) -> MemoryFeatures:
         words, denied, facts, symptoms, signatures, recent, dna = json.loads(text)
         return cls(
-            tuple(words), tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
+            words, tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
             frozenset(signatures), recent, tuple(dna),
         )
 
@@ -296,7 +309,7 @@ def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
     """The scoring features of one memory (what `score_candidates` would derive from it)."""
     spec = memory.spec
     return MemoryFeatures(
-        words=tuple(incident_words(spec)),
+        words=dict(Counter(incident_words(spec))),
         denied=tuple(sorted(denied_symptoms(spec).items())),
         facts=frozenset(precedent_facts(memory)),
         symptoms=frozenset(spec.symptoms),
@@ -351,7 +364,7 @@ def score_candidates(
     kept = list(features) if features is not None else [None] * len(candidates)
     feats = [f if f is not None else memory_features(c) for c, f in zip(candidates, kept)]
     query = incident_words(spec)
-    relevance = LexicalScorer([f.words for f in feats]).relevances(query)
+    relevance = LexicalScorer.of_counts([f.words for f in feats]).relevances(query)
     query_dna = own_values(spec)
     placements: dict[str, tuple[float, float]] = {}
 

@@ -40,9 +40,12 @@ def tokens(text: str) -> list[str]:
     return list(_tokens(text))
 
 
-# Memories are tokenized again for every query that recalls them; the cache
-# keeps that cost out of the recall path (bounded, so memory stays flat).
-@functools.lru_cache(maxsize=65_536)
+# A memory's words are derived once, when it is written (similarity.memory_features),
+# so what is tokenized again and again is small: the catalog's runbooks, a
+# query's own text. A large cache only held every memory ever written: at 65,536
+# entries it was a fifth of the process's memory, and every one of its entries
+# is an object the collector walks on each full collection.
+@functools.lru_cache(maxsize=2_048)
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     camel = camel_words(text)

@@ -1,21 +1,24 @@
 """The embedded memory backend: one SQLite file, no server.
 
 Each memory is a row keyed by (namespace, incident) holding the structured
-fields the recall arms filter on and the whole memory as JSON, plus a row in
-an FTS5 index over its searchable words. Recall has three arms: the best
+fields the recall arms filter on, the whole memory as JSON and its scoring
+features (`domain.similarity.memory_features`, with the version that derived
+them), plus a row in an FTS5 index over its searchable words. Recall returns
+the features with the candidates, so a query derives only its own side. Recall has three arms: the best
 BM25 matches for the incident's words, the most recent memories on the paging
 service, and the most recent on its neighbours. A precedent worded differently
 is still found on its service; one on another service is found by its words.
 
 The file is opened in WAL mode and every write is one transaction (a
 `remember_many` call is one transaction for all its memories), so a crash
-loses nothing that `remember` returned for. SQLite runs in the calling thread:
-every statement is an index lookup or a bounded FTS query (well under the
-event loop's patience at 100k memories; `recall bench` measures it).
+loses nothing that `remember` returned for. Every statement is an index
+lookup or a bounded FTS query (`recall bench` measures them at 100k memories);
+writes run in the calling thread, recall on a worker thread (see `recall`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import sqlite3
 import threading
@@ -24,6 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.similarity import FEATURES_VERSION, MemoryFeatures, Recalled, memory_features
 from recall_operator.domain.text import tokens
 from recall_operator.memory.base import (
     MemoryUnavailable,
@@ -48,6 +52,8 @@ CREATE TABLE IF NOT EXISTS memories (
     outcome     TEXT NOT NULL,
     resolved_at TEXT NOT NULL,
     body        TEXT NOT NULL,
+    features    TEXT,
+    features_version INTEGER NOT NULL DEFAULT 0,
     UNIQUE (namespace, incident)
 );
 CREATE INDEX IF NOT EXISTS memories_by_service ON memories (service, resolved_at);
@@ -60,6 +66,20 @@ CREATE TABLE IF NOT EXISTS term_docs (
     docs INTEGER NOT NULL
 ) WITHOUT ROWID;
 """
+
+# The features columns came after schema 1 without a new schema number, so an
+# older operator can still open the file (on a rollback). It writes bodies and
+# no features; this trigger marks what it rewrote as without features, and the
+# next start-up derives them again. This operator writes a body, then its features.
+_FEATURES_COLUMNS = (("features", "TEXT"), ("features_version", "INTEGER NOT NULL DEFAULT 0"))
+_FEATURES_TRIGGER = """
+CREATE TRIGGER IF NOT EXISTS memories_body_changed AFTER UPDATE OF body ON memories
+BEGIN
+    UPDATE memories SET features = NULL, features_version = 0 WHERE id = NEW.id;
+END;
+"""
+# Stale features are derived again this many memories to a transaction.
+REBUILD_BATCH = 1_000
 
 # BM25 is computed for every memory a query matches, at a cost that grows with
 # the number of terms too, so a query is made of the incident's rarest words
@@ -118,15 +138,16 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
     )
     words = searchable_words(memory)
     terms = set(words.split())
+    features = (memory_features(memory).to_json(), FEATURES_VERSION)
     found = conn.execute(
         "SELECT id, body FROM memories WHERE namespace = ? AND incident = ?",
         (memory.namespace, memory.incident),
     ).fetchone()
     if found is None:
         cur = conn.execute(
-            "INSERT INTO memories (namespace, incident, service, runbook, outcome, resolved_at, body)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (memory.namespace, memory.incident, *row),
+            "INSERT INTO memories (namespace, incident, service, runbook, outcome, resolved_at, body,"
+            " features, features_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory.namespace, memory.incident, *row, *features),
         )
         conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (cur.lastrowid, words))
         _count_terms(conn, terms, set())
@@ -135,10 +156,19 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
             "UPDATE memories SET service = ?, runbook = ?, outcome = ?, resolved_at = ?, body = ? WHERE id = ?",
             (*row, found[0]),
         )
+        conn.execute("UPDATE memories SET features = ?, features_version = ? WHERE id = ?", (*features, found[0]))
         (old_words,) = conn.execute("SELECT words FROM memories_fts WHERE rowid = ?", (found[0],)).fetchone()
         conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
         conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (found[0], words))
         _count_terms(conn, terms, set(old_words.split()))
+
+
+def _recalled(rows: Sequence[tuple]) -> Recalled:
+    """Memories from (body, features, features_version) rows, with their kept features."""
+    return Recalled(
+        [EpisodicMemory.model_validate_json(body) for body, _, _ in rows],
+        [_features(text, version) for _, text, version in rows],
+    )
 
 
 def _forget(conn: sqlite3.Connection, namespace: str, incident: str) -> None:
@@ -152,6 +182,37 @@ def _forget(conn: sqlite3.Connection, namespace: str, incident: str) -> None:
     conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
     conn.execute("DELETE FROM memories WHERE id = ?", (found[0],))
     _count_terms(conn, set(), set(old_words.split()))
+
+
+def _rebuild_features(conn: sqlite3.Connection) -> int:
+    """Derive again every memory's features that an older version (or an older operator) left; how many."""
+    done = 0
+    while True:
+        rows = conn.execute(
+            "SELECT id, body FROM memories WHERE features_version != ? LIMIT ?", (FEATURES_VERSION, REBUILD_BATCH)
+        ).fetchall()
+        if not rows:
+            return done
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(
+                "UPDATE memories SET features = ?, features_version = ? WHERE id = ?",
+                [
+                    (memory_features(EpisodicMemory.model_validate_json(body)).to_json(), FEATURES_VERSION, i)
+                    for i, body in rows
+                ],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        done += len(rows)
+
+
+def _features(text: str | None, version: int) -> MemoryFeatures | None:
+    """Kept features, when the current version derived them (else scoring derives them)."""
+    return MemoryFeatures.from_json(text) if text is not None and version == FEATURES_VERSION else None
 
 
 class EmbeddedMemory:
@@ -180,7 +241,11 @@ class EmbeddedMemory:
         self._remember(memories)
 
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
-        return self._recall(query)
+        # On a worker thread: SQLite releases the interpreter while it ranks
+        # (the larger part of a recall), so the loop serves watches and the
+        # bridge meanwhile; the hop costs well under a millisecond. Writes stay
+        # on the loop: they are short, and a thread once doubled their time.
+        return await asyncio.to_thread(self._recall, query)
 
     async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
         sql = "SELECT body FROM memories WHERE incident = ?"
@@ -245,7 +310,13 @@ class EmbeddedMemory:
                         f"memory file {self.path} has schema {version}, newer than this operator's {SCHEMA_VERSION}"
                     )
                 conn.executescript(_SCHEMA)
+                have = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
+                for column, kind in _FEATURES_COLUMNS:
+                    if column not in have:  # a file written before features were kept
+                        conn.execute(f"ALTER TABLE memories ADD COLUMN {column} {kind}")
+                conn.executescript(_FEATURES_TRIGGER)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                _rebuild_features(conn)
             except sqlite3.Error as exc:
                 raise MemoryUnavailable(f"cannot open memory file {self.path}: {exc}") from exc
             self._conn = conn
@@ -288,8 +359,11 @@ class EmbeddedMemory:
             [*scope_params, query.limit + 1],
         )[0][0]
         if in_scope <= query.limit:
-            rows = self._query(f"SELECT m.id, m.body FROM memories m WHERE 1{scope} ORDER BY m.resolved_at DESC", scope_params)
-            return [EpisodicMemory.model_validate_json(body) for _, body in rows]
+            rows = self._query(
+                f"SELECT m.body, m.features, m.features_version FROM memories m WHERE 1{scope} ORDER BY m.resolved_at DESC",
+                scope_params,
+            )
+            return _recalled(rows)
 
         # The arms name rows by id; only the chosen few are read whole and parsed.
         terms = self._telling_terms(search_terms(query))
@@ -312,11 +386,15 @@ class EmbeddedMemory:
         words = iter(by_words)
         chosen = interleave([words, on_service, words, on_neighbours], key=lambda i: i, limit=query.limit)
         if not chosen:
-            return []
-        bodies = dict(
-            self._query(f"SELECT id, body FROM memories WHERE id IN ({','.join('?' * len(chosen))})", list(chosen))
-        )
-        return [EpisodicMemory.model_validate_json(bodies[i]) for i in chosen]
+            return Recalled([], [])
+        rows = {
+            row[0]: row[1:]
+            for row in self._query(
+                f"SELECT id, body, features, features_version FROM memories WHERE id IN ({','.join('?' * len(chosen))})",
+                list(chosen),
+            )
+        }
+        return _recalled([rows[i] for i in chosen])
 
     def _telling_terms(self, terms: list[str]) -> list[str]:
         """The query's terms that occur in memory, rarest first, within MAX_TERMS and MATCH_BUDGET."""
