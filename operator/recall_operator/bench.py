@@ -144,11 +144,17 @@ _PROFILED = frozenset({"assess", "_recall"})
 _SOURCE_ROOT = re.compile(r"^.*?(?:/site-packages/|/recall_operator/|/lib/python3\.\d+/)")
 
 
+def _frame_name(frame: Any) -> str:
+    code = frame.f_code
+    return f"{code.co_qualname} ({_SOURCE_ROOT.sub('', code.co_filename)}:{frame.f_lineno or code.co_firstlineno})"
+
+
 class StackSampler:
     """A small sampling profiler: which frames recall + scoring spend their time in.
 
     A thread reads every other thread's stack (`sys._current_frames`) each
-    interval and counts its innermost frame (self time), as py-spy would,
+    interval and counts its innermost frame (self time) with the frame that
+    called it (which statement a helper ran), as py-spy would,
     without another process or package: it sees the worker thread recall runs
     on, which cProfile (per thread) does not. Frames inside C code that holds
     the interpreter (pydantic's parser) are counted to the Python frame that
@@ -184,9 +190,9 @@ class StackSampler:
                     f = f.f_back
                 if f is None:
                     continue
-                code = leaf.f_code
-                module = _SOURCE_ROOT.sub("", code.co_filename)
-                self.counts[f"{code.co_qualname} ({module}:{leaf.f_lineno})"] += 1
+                caller = leaf.f_back
+                where = f" <- {_frame_name(caller)}" if caller is not None and leaf is not f else ""
+                self.counts[_frame_name(leaf) + where] += 1
                 self.samples += 1
 
     def top(self, n: int = PROFILE_TOP) -> list[dict[str, Any]]:
