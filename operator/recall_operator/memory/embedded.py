@@ -78,6 +78,11 @@ BEGIN
     UPDATE memories SET features = NULL, features_version = 0 WHERE id = NEW.id;
 END;
 """
+# SQLite's page cache per connection (KiB). The default 2 MB cannot hold the
+# FTS doclists of one query's terms at 10k memories, so each query read them
+# again through the OS: measured at 10k, recall p50 8-9 ms with the default
+# against 5-6 ms with 64 MB, which at 100k still leaves RSS far under its 400 MB.
+PAGE_CACHE_KIB = 65_536
 # Stale features are derived again this many memories to a transaction.
 REBUILD_BATCH = 1_000
 
@@ -303,6 +308,7 @@ class EmbeddedMemory:
                 # the outbox drops its copy on that promise.
                 conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'OFF'}")
                 conn.execute("PRAGMA busy_timeout = 5000")
+                conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 if version > SCHEMA_VERSION:
                     conn.close()
