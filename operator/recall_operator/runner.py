@@ -86,7 +86,8 @@ async def run_operator(args: argparse.Namespace) -> None:
             bridge_ns = bridge_namespace(args)
             logging.info(f"the alert bridge opens Incidents in namespace {bridge_ns}")
             tasks.append(asyncio.create_task(
-                serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file)))
+                serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file,
+                      panel_url=args.panel_url)))
     # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
     memo = kopf.Memo(memory_settings=memory)
     ready = asyncio.Event()
@@ -179,6 +180,9 @@ def register(subparsers: Any) -> None:
                    help="serve /metrics (Prometheus), /healthz (liveness) and /readyz (readiness) on this port")
     p.add_argument("--panel-port", type=int, default=None,
                    help="serve the read-only memory panel on this port (off by default)")
+    p.add_argument("--panel-url", default=None,
+                   help="the memory panel's address as people reach it (http or https); the bridge writes each "
+                        "new Incident's page, BASE/ns/NAMESPACE/incidents/NAME, into recall.dev/panel-url")
     p.add_argument("--panel-host", default="127.0.0.1",
                    help="the address the panel binds (default 127.0.0.1: reach it with kubectl port-forward)")
     p.add_argument("--log-format", choices=logs.FORMATS, default="text",
@@ -200,6 +204,9 @@ def main(args: argparse.Namespace) -> int:
     if ns is not None and not args.all_namespaces and ns not in args.namespace:
         # Incidents opened where no one watches would never be triaged.
         print(f"recall run: --bridge-namespace {ns} is not watched; add --namespace {ns} or use -A", file=sys.stderr)
+        return 2
+    if args.panel_url is not None and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", args.panel_url):
+        print(f"recall run: --panel-url {args.panel_url!r} is not an http(s) URL", file=sys.stderr)
         return 2
     problem = bridge_exposure_problem(args)
     if problem:

@@ -47,8 +47,9 @@ def poll(what: str, check: Callable[[], Any], timeout: float = DEADLINE) -> Any:
 class BridgeThread:
     """``serve()`` on a free loopback port, in a thread with its own loop, until stopped."""
 
-    def __init__(self, namespace: str) -> None:
+    def __init__(self, namespace: str, panel_url: str | None = None) -> None:
         self.namespace = namespace
+        self.panel_url = panel_url
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._loop = asyncio.new_event_loop()
@@ -58,7 +59,7 @@ class BridgeThread:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._task = self._loop.create_task(serve(self.port, self.namespace))
+        self._task = self._loop.create_task(serve(self.port, self.namespace, panel_url=self.panel_url))
         try:
             self._loop.run_until_complete(self._task)
         except asyncio.CancelledError:
@@ -97,6 +98,22 @@ def bridge(namespace: str, cluster: Any) -> Iterator[BridgeThread]:
         yield b
     finally:
         b.stop()
+
+
+def test_with_a_panel_url_each_new_incident_links_to_its_panel_page(
+    namespace: str, cluster: Any, k8s_api: Any
+) -> None:
+    b = BridgeThread(namespace, panel_url="https://recall.example/panel/")
+    b.start()
+    try:
+        status, _ = post(f"{b.url}/alerts", json.dumps(webhook(direct_alert("f00d"))).encode())
+        assert status == 200
+        (incident,) = poll("the Incident", lambda: incidents(k8s_api, namespace))
+    finally:
+        b.stop()
+    name = incident["metadata"]["name"]
+    link = incident["metadata"]["annotations"]["recall.dev/panel-url"]
+    assert link == f"https://recall.example/panel/ns/{namespace}/incidents/{name}"
 
 
 def incidents(k8s_api: Any, namespace: str) -> list[dict[str, Any]]:

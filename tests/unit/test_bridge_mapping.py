@@ -378,3 +378,14 @@ def test_good_body_parses() -> None:
 def test_request_headers_are_checked_first(content_type: str | None, length: int | None, status: int | None) -> None:
     err = am.check_request(content_type, length)
     assert (err.status_code if err else None) == status
+
+
+def test_with_a_panel_url_a_new_incident_links_to_its_panel_page_and_a_refire_leaves_it() -> None:
+    mapped = map_payload(payload(alert()), namespace=NS, received_at=NOW, panel_url="https://panel.example/")
+    assert isinstance(mapped, Mapped)
+    (item,) = mapped.incidents
+    link = item.manifest["metadata"]["annotations"][am.ANN_PANEL]
+    assert link == f"https://panel.example/ns/{NS}/incidents/{item.name}"
+    assert am.ANN_PANEL not in item.patch["metadata"]["annotations"]  # a re-fire patches alert tracking only
+    plain = map_payload(payload(alert()), namespace=NS, received_at=NOW)
+    assert isinstance(plain, Mapped) and am.ANN_PANEL not in plain.incidents[0].manifest["metadata"]["annotations"]

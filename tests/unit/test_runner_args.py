@@ -18,6 +18,8 @@ from recall_operator.cli import main
         (["-n", "shop", "--bridge-port", "9094", "--bridge-namespace", "payments"],
          "--bridge-namespace payments is not watched"),
         (["-A", "--bridge-port", "9094", "--bridge-namespace", "Alerts_NS"], "is not a namespace name"),
+        (["-A", "--panel-url", "javascript:alert(1)"], "is not an http(s) URL"),
+        (["-A", "--panel-url", "panel.example"], "is not an http(s) URL"),
     ],
 )
 def test_run_refuses_before_starting(capsys, args: list[str], message: str) -> None:

@@ -37,6 +37,8 @@ Mapping (alert → Incident):
 * ``spec.startedAt``: ``startsAt``.
 * ``spec.labels``: the alert's labels plus ``fingerprint``, ``alertname`` and
   ``source: alertmanager``.
+* annotation ``recall.dev/panel-url``: with ``--panel-url``, the memory panel's
+  page for the incident, for a paging tool to link to.
 * annotations ``recall.dev/alert-*``: status, fingerprint, when last seen,
   when resolved, generator URL. A re-fire patches only these, so the spec a
   person may have refined stays as it is.
@@ -87,6 +89,8 @@ ANN_STARTS_AT = ANNOTATION_PREFIX + "alert-starts-at"
 ANN_LAST_SEEN = ANNOTATION_PREFIX + "alert-last-seen-at"
 ANN_RESOLVED_AT = ANNOTATION_PREFIX + "alert-resolved-at"
 ANN_GENERATOR = ANNOTATION_PREFIX + "alert-generator-url"
+# Where the memory panel shows this incident's evidence, for a paging tool to link to.
+ANN_PANEL = ANNOTATION_PREFIX + "panel-url"
 SOURCE_LABEL = ANNOTATION_PREFIX + "source"
 
 SERVICE_LABELS = ("service", "job", "app")
@@ -386,7 +390,14 @@ def validate_payload(payload: Any) -> BridgeError | None:
     return None
 
 
-def alert_to_incident(alert: dict[str, Any], *, namespace: str, received_at: datetime) -> AlertIncident | str:
+def panel_link(panel_url: str, namespace: str, name: str) -> str:
+    """The memory panel's stable page for one incident (`/ns/NAMESPACE/incidents/NAME`)."""
+    return f"{panel_url.rstrip('/')}/ns/{namespace}/incidents/{name}"
+
+
+def alert_to_incident(
+    alert: dict[str, Any], *, namespace: str, received_at: datetime, panel_url: str | None = None
+) -> AlertIncident | str:
     """One validated alert → an Incident, or the reason it cannot be one."""
     labels: dict[str, Any] = alert["labels"]
     annotations: dict[str, Any] = alert.get("annotations") or {}
@@ -448,6 +459,8 @@ def alert_to_incident(alert: dict[str, Any], *, namespace: str, received_at: dat
         tracking[ANN_RESOLVED_AT] = None
 
     created_annotations = {k: v for k, v in tracking.items() if v is not None}
+    if panel_url:
+        created_annotations[ANN_PANEL] = panel_link(panel_url, namespace, name)[:MAX_ANNOTATION_VALUE]
     manifest = {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -465,7 +478,9 @@ def alert_to_incident(alert: dict[str, Any], *, namespace: str, received_at: dat
     return AlertIncident(name=name, status=status, manifest=manifest, patch=patch)
 
 
-def map_payload(payload: Any, *, namespace: str, received_at: datetime) -> Mapped | BridgeError:
+def map_payload(
+    payload: Any, *, namespace: str, received_at: datetime, panel_url: str | None = None
+) -> Mapped | BridgeError:
     """A decoded webhook body → the Incidents to write, or why it is refused.
 
     Alerts with the same fingerprint in one payload collapse to the last one.
@@ -477,7 +492,7 @@ def map_payload(payload: Any, *, namespace: str, received_at: datetime) -> Mappe
     by_name: dict[str, AlertIncident] = {}
     skipped: list[Skipped] = []
     for index, alert in enumerate(payload["alerts"]):
-        result = alert_to_incident(alert, namespace=namespace, received_at=received_at)
+        result = alert_to_incident(alert, namespace=namespace, received_at=received_at, panel_url=panel_url)
         if isinstance(result, str):
             skipped.append(Skipped(index, f"alerts[{index}]: {result}"))
         else:

@@ -180,6 +180,7 @@ STATS_KEY = web.AppKey("stats", dict)
 TOKEN_KEY = web.AppKey("token", BridgeToken)
 WRITER_KEY = web.AppKey("writer", IncidentWriter)
 NAMESPACE_KEY = web.AppKey("namespace", str)
+PANEL_URL_KEY = web.AppKey("panel_url", str)
 
 
 async def handle_alerts(request: web.Request) -> web.Response:
@@ -202,7 +203,8 @@ async def handle_alerts(request: web.Request) -> web.Response:
         stats["refused"] += 1
         return _error(payload)
     mapped = map_payload(
-        payload, namespace=request.app[NAMESPACE_KEY], received_at=datetime.now(timezone.utc)
+        payload, namespace=request.app[NAMESPACE_KEY], received_at=datetime.now(timezone.utc),
+        panel_url=request.app.get(PANEL_URL_KEY),
     )
     if isinstance(mapped, BridgeError):
         stats["refused"] += 1
@@ -247,13 +249,17 @@ async def handle_healthz(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, **request.app[STATS_KEY]})
 
 
-def create_app(namespace: str, api_client: Any, token: BridgeToken | None = None) -> web.Application:
+def create_app(
+    namespace: str, api_client: Any, token: BridgeToken | None = None, panel_url: str | None = None
+) -> web.Application:
     # aiohttp's own body limit stays above ours so that ours, with its reason, answers first.
     app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
     app[NAMESPACE_KEY] = namespace
     app[WRITER_KEY] = IncidentWriter(api_client, namespace)
     if token is not None:
         app[TOKEN_KEY] = token
+    if panel_url:
+        app[PANEL_URL_KEY] = panel_url
     app[STATS_KEY] = {"requests": 0, "created": 0, "updated": 0, "refused": 0, "skipped": 0, "failed": 0,
                       "unauthorized": 0}
     app.router.add_post("/alerts", handle_alerts)
@@ -267,16 +273,17 @@ def load_api_client() -> Any:
 
 
 async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None,
-                token_file: str | None = None) -> None:
+                token_file: str | None = None, panel_url: str | None = None) -> None:
     """Run the bridge on host:port, writing Incidents into namespace, until cancelled.
 
     With `token_file`, ``POST /alerts`` needs ``Authorization: Bearer <the file's content>``.
-    An empty `host` binds every address.
+    An empty `host` binds every address. With `panel_url`, each new Incident
+    carries the memory panel's link to its page.
     """
     token = BridgeToken(token_file) if token_file else None  # a missing or empty file fails here, at start
     owned = api_client is None
     api = load_api_client() if owned else api_client
-    runner = web.AppRunner(create_app(namespace, api, token), access_log=None)
+    runner = web.AppRunner(create_app(namespace, api, token, panel_url), access_log=None)
     await runner.setup()
     try:
         # aiohttp reads host=None as every address; "" and "0.0.0.0" are spelled out by the caller.
