@@ -430,9 +430,9 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         )
     if profile is not None:
         result["profile"] = {"embedded": profile}
-        if args.hindsight_url:
-            hs_counts = [c for c in counts if c <= args.hindsight_max]
-            scale.update(await measure_hindsight(args.hindsight_url, hs_counts, base, queries=50 if args.quick else 200))
+    if args.hindsight_url:
+        hs_counts = [c for c in counts if c <= args.hindsight_max]
+        scale.update(await measure_hindsight(args.hindsight_url, hs_counts, base, queries=50 if args.quick else 200))
     for key in SCALE_FIGURES:
         result[key] = {b: figures[key] for b, figures in scale.items() if figures[key]}
     result["replay_incidents_per_s"] = {"embedded": await measure_replay(args.dataset, "embedded", None)}
