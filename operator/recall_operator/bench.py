@@ -202,6 +202,20 @@ class StackSampler:
         ]
 
 
+async def fill(
+    memory: MemoryBackend, base: Base, rng: random.Random, start: datetime, filled: int, count: int
+) -> float:
+    """Grow a store from `filled` to `count` synthetic memories in bulk; the seconds the writes took."""
+    seconds = 0.0
+    while filled < count:
+        chunk = [synthetic_memory(base, i, rng, start) for i in range(filled, min(count, filled + FILL_BATCH))]
+        t0 = time.perf_counter()
+        await memory.remember_many(chunk)
+        seconds += time.perf_counter() - t0
+        filled += len(chunk)
+    return seconds
+
+
 async def measure_scale(
     backend: str, counts: list[int], base: Base, settings: MemorySettings, queries: int = 200, seed: int = 7,
     profile: dict[str, list[dict[str, Any]]] | None = None,
@@ -222,12 +236,8 @@ async def measure_scale(
     filling = 0.0
     try:
         for count in counts:
-            while filled < count:
-                chunk = [synthetic_memory(base, i, rng, start) for i in range(filled, min(count, filled + FILL_BATCH))]
-                t0 = time.perf_counter()
-                await memory.remember_many(chunk)
-                filling += time.perf_counter() - t0
-                filled += len(chunk)
+            filling += await fill(memory, base, rng, start, filled, count)
+            filled = count
             latencies = []
             # The first queries after a store grows read its index from disk; the
             # operator is long-running, so those are reported apart from the steady state.
@@ -314,12 +324,8 @@ async def measure_hindsight(
     filled, filling = 0, 0.0
     try:
         for count in counts:
-            while filled < count:
-                chunk = [synthetic_memory(base, i, rng, start) for i in range(filled, min(count, filled + FILL_BATCH))]
-                t0 = time.perf_counter()
-                await writer.remember_many(chunk)
-                filling += time.perf_counter() - t0
-                filled += len(chunk)
+            filling += await fill(writer, base, rng, start, filled, count)
+            filled = count
             key = str(count)
             indexed = HindsightMemory(url, bank=settings.hindsight_bank, poll_interval=poll)
             other = HindsightMemory(url, bank=settings.hindsight_bank, poll_interval=poll)
