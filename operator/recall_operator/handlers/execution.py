@@ -149,7 +149,7 @@ def _plan_steps(incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict
 
 def _list_jobs(namespace: str, incident: str) -> dict[str, dict[str, Any]]:
     items = k8s.BatchV1Api(_client()).list_namespaced_job(
-        namespace, label_selector=f"{jobkit.LABEL_INCIDENT}={incident}"
+        namespace, label_selector=jobkit.incident_selector(incident)
     ).items
     return {j.metadata.name: _client().sanitize_for_serialization(j) for j in items}
 

@@ -62,6 +62,16 @@ def job_name(incident_name: str, phase: str, step_name: str, attempt: int) -> st
     return f"{head}{tail}"[:_NAME_MAX]
 
 
+def incident_selector(incident_name: str) -> str:
+    """The label selector of an incident's Jobs: the label value exactly as job_manifest writes it.
+
+    An Incident name may hold dots or run past 63 characters; the label cannot,
+    so the selector must be built by the same sanitising, or it finds nothing
+    (a dot) or is refused (too long).
+    """
+    return f"{LABEL_INCIDENT}={_label_value(incident_name)}"
+
+
 def _label_value(value: str) -> str:
     """A label value (at most 63 characters, alphanumeric ends); long values keep a hash suffix."""
     value = _NOT_DNS.sub("-", value.lower()).strip("-")

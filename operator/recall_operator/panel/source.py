@@ -86,12 +86,12 @@ class Source:
         """The Jobs the operator made for one incident (dry-run, run and rollback), as plain dicts."""
         from kubernetes import client
 
-        from recall_operator.kube.jobs import LABEL_INCIDENT, _label_value
+        from recall_operator.kube.jobs import incident_selector
 
         self._check(namespace)
         api = self._client()
         found = await self._run(client.BatchV1Api(api).list_namespaced_job, namespace,
-                                label_selector=f"{LABEL_INCIDENT}={_label_value(incident)}")
+                                label_selector=incident_selector(incident))
         return [api.sanitize_for_serialization(j) for j in found.items]
 
 
@@ -122,7 +122,7 @@ class StaticSource(Source):
         return next((o for o in self._in(plural, namespace) if o["metadata"]["name"] == name), None)
 
     async def jobs(self, namespace: str, incident: str) -> list[dict[str, Any]]:
-        from recall_operator.kube.jobs import LABEL_INCIDENT, _label_value
+        from recall_operator.kube.jobs import incident_selector
 
         self._check(namespace)
         return [j for j in self._jobs if (j.get("metadata") or {}).get("namespace") == namespace
