@@ -258,12 +258,7 @@ async def measure_scale(
                       file=sys.stderr)
                 for entry in profile[str(count)]:
                     print(f"      {100 * entry['share']:5.1f}%  {entry['frame']}", file=sys.stderr)
-            adds = []
-            for a in range(50):
-                m = synthetic_memory(base, 20_000_000 + count + a, rng, start)
-                t0 = time.perf_counter()
-                await memory.remember(m)
-                adds.append((time.perf_counter() - t0) * 1000)
+            adds = await timed_adds(memory, base, rng, start, count, 50)
             key = str(count)
             out["recall_p50_ms"][key] = round(percentile(latencies, 50), 2)
             out["recall_p99_ms"][key] = round(percentile(latencies, 99), 2)
@@ -287,6 +282,19 @@ async def measure_scale(
 def probe_incident(base: Base, q: int, rng: random.Random, start: datetime) -> Incident:
     probe = synthetic_memory(base, 10_000_000 + q, rng, start)
     return Incident(name=f"probe-{q}", spec=probe.spec)
+
+
+async def timed_adds(
+    memory: MemoryBackend, base: Base, rng: random.Random, start: datetime, count: int, n: int
+) -> list[float]:
+    """Milliseconds of each of `n` single `remember` calls on a store holding `count` memories."""
+    adds = []
+    for a in range(n):
+        m = synthetic_memory(base, 20_000_000 + count + a, rng, start)
+        t0 = time.perf_counter()
+        await memory.remember(m)
+        adds.append((time.perf_counter() - t0) * 1000)
+    return adds
 
 
 async def timed_recalls(memory: MemoryBackend, base: Base, rng: random.Random, start: datetime, n: int) -> list[float]:
@@ -340,12 +348,7 @@ async def measure_hindsight(
                     out["recall_p50_ms"][key] = round(percentile(latencies[WARM_UP:], 50), 2)
                     out["recall_p99_ms"][key] = round(percentile(latencies[WARM_UP:], 99), 2)
                     out["fill_s"][key] = round(filling, 1)
-                adds = []
-                for a in range(10):
-                    m = synthetic_memory(base, 20_000_000 + count + a, rng, start)
-                    t0 = time.perf_counter()
-                    await indexed.remember(m)
-                    adds.append((time.perf_counter() - t0) * 1000)
+                adds = await timed_adds(indexed, base, rng, start, count, 10)
                 indexed_out["add_memory_ms"][key] = round(statistics.median(adds), 1)
                 filled += 10
                 seen = []
