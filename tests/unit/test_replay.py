@@ -168,3 +168,25 @@ def test_a_bad_setting_exits_2_naming_the_variable(capsys, monkeypatch) -> None:
     monkeypatch.setenv("RECALL_NOVEL_BAR", "high")
     assert main(["replay", str(DEV)]) == 2
     assert "RECALL_NOVEL_BAR" in capsys.readouterr().err
+
+
+def test_a_reason_never_counts_more_witnesses_than_it_names(tmp_path: Path) -> None:
+    """"N of M independent precedents": M counts every precedent that voted, the near side of a contradiction included."""
+    import asyncio
+    import re
+
+    from recall_operator.memory.base import MemorySettings, open_backend
+    from recall_operator.replay import replay_side
+
+    async def reasons() -> list[str]:
+        memory = open_backend(MemorySettings(backend="embedded", path=str(tmp_path / "memory.sqlite3")))
+        try:
+            rows = await replay_side(DEV3, memory)
+        finally:
+            await memory.close()
+        return [r for row in rows for r in row.assessment.recommendation.reasons]
+
+    counts = [tuple(map(int, m.groups())) for r in asyncio.run(reasons())
+              if (m := re.match(r"(\d+) of (\d+) independent precedents", r))]
+    assert counts, "dev3 has recommendations resting on precedents"
+    assert all(0 < n <= of for n, of in counts), [c for c in counts if not 0 < c[0] <= c[1]]

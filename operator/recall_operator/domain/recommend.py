@@ -314,9 +314,10 @@ def gather(
     support: dict[str | None, float] = {}
     ran_in: dict[str | None, list[ScoredMemory]] = defaultdict(list)
     described_by: dict[str | None, list[ScoredMemory]] = defaultdict(list)
-    for rep in [*reps, *linked]:
-        if rep.memory.incident in overruled:
-            continue
+    # The witnesses: the closest member of each family, and the near side of
+    # any contradiction, less the sides this incident does not resemble.
+    voters = [rep for rep in [*reps, *linked] if rep.memory.incident not in overruled]
+    for rep in voters:
         ran = rep.memory.resolution.runbook
         if ran is not None and runbook_outcome(rep.memory.resolution, ran) == "failed":
             continue
@@ -383,7 +384,7 @@ def gather(
     if chosen is not None and chosen.runbook is not None and not leader_stale:
         backers = [by_name[n] for n in (*chosen.ran_in, *chosen.described)]
         reasons.append(
-            f"{len(chosen.ran_in) + len(chosen.described)} of {len(reps)} independent precedents were resolved by "
+            f"{len(chosen.ran_in) + len(chosen.described)} of {len(voters)} independent precedents were resolved by "
             f"runbook {chosen.runbook}" + (f" ({len(chosen.described)} by hand, as it describes)" if chosen.described else "")
         )
         score, adjusted, why = actionability(chosen.runbook, backers, chosen.support / sum(support.values()), ctx)
@@ -393,7 +394,7 @@ def gather(
             score = min(score, CATALOG_CAP)  # a runbook that never ran for this failure has only the catalog's word
         score = _after_failures(score, failed, reasons)
     elif chosen is not None:
-        reasons.append(f"{len(chosen.described) or len(reps)} of {len(reps)} independent precedents were resolved by hand")
+        reasons.append(f"{len(chosen.described) or len(voters)} of {len(voters)} independent precedents were resolved by hand")
 
     contradicted = open_contradictions(ctx.contradictions, names)
     for c in contradicted:
