@@ -116,12 +116,68 @@ def test_deadline_floor_and_explicit_timeout():
     assert manifest(step={**STEP, "timeoutSeconds": 45})["spec"]["activeDeadlineSeconds"] == 45
 
 
-def test_service_account_and_token_only_when_needed():
+def test_service_account_and_no_token_for_a_step_without_api_access():
     m = manifest()
     assert pod(m)["serviceAccountName"] == "recall-runbook-executor"
     assert pod(m)["automountServiceAccountToken"] is False
-    assert pod(manifest(step={**STEP, "apiAccess": True}))["automountServiceAccountToken"] is True
+    assert "volumes" not in pod(m) and "volumeMounts" not in container(m)
     assert pod(manifest(service_account="other"))["serviceAccountName"] == "other"
+
+
+@pytest.mark.parametrize("phase", jobs.PHASES)
+def test_a_step_with_api_access_gets_a_projected_short_lived_token(phase):
+    m = manifest(step={**STEP, "apiAccess": True}, phase=phase)
+    # Still no automatic token: the projected one is the only credential.
+    assert pod(m)["automountServiceAccountToken"] is False
+    (volume,) = pod(m)["volumes"]
+    assert volume["name"] == jobs.API_TOKEN_VOLUME
+    sources = volume["projected"]["sources"]
+    (token,) = [s["serviceAccountToken"] for s in sources if "serviceAccountToken" in s]
+    assert token == {"path": "token", "expirationSeconds": 600}  # no audience: the API server's own
+    (ca,) = [s["configMap"] for s in sources if "configMap" in s]
+    assert ca == {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}
+    (downward,) = [s["downwardAPI"] for s in sources if "downwardAPI" in s]
+    assert downward["items"] == [{"path": "namespace",
+                                  "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]
+    assert len(sources) == 3
+    assert container(m)["volumeMounts"] == [{"name": jobs.API_TOKEN_VOLUME, "readOnly": True,
+                                             "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]
+
+
+@pytest.mark.parametrize("value", [False, None, "true", 1])
+def test_only_a_literal_true_grants_api_access(value):
+    m = manifest(step={**STEP, "apiAccess": value})
+    assert "volumes" not in pod(m) and "volumeMounts" not in container(m)
+    assert pod(m)["automountServiceAccountToken"] is False
+
+
+def test_the_token_is_the_only_difference_api_access_makes():
+    plain, api = manifest(), manifest(step={**STEP, "apiAccess": True})
+    api_pod = dict(pod(api))
+    api_pod.pop("volumes")
+    api_container = dict(container(api))
+    api_container.pop("volumeMounts")
+    assert api_container == container(plain)
+    assert {k: v for k, v in api_pod.items() if k != "containers"} == {
+        k: v for k, v in pod(plain).items() if k != "containers"}
+    assert api["metadata"] == plain["metadata"]
+
+
+def test_a_planned_step_reaches_the_job_with_its_timeout_and_api_access():
+    from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
+    from recall_operator.domain.plan import build_plan
+
+    runbook = Runbook(name="rb", spec=RunbookSpec.model_validate({"title": "t", "steps": [
+        {"name": "undo", "image": "kubectl:1", "command": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)"],
+         "timeoutSeconds": 240, "estimatedSeconds": 30, "apiAccess": True},
+        {"name": "echo", "image": "busybox:1", "command": ["echo", "done"]},
+    ]}))
+    plan = build_plan(IncidentSpec(service="cart", title="down"), runbook)
+    undo, echo = (manifest(step=s.as_status(), parameters=plan.parameters) for s in plan.steps)
+    assert undo["spec"]["activeDeadlineSeconds"] == 240
+    assert pod(undo)["volumes"][0]["name"] == jobs.API_TOKEN_VOLUME
+    assert echo["spec"]["activeDeadlineSeconds"] == 60 * jobs.DEADLINE_MARGIN  # the default estimate, times the margin
+    assert "volumes" not in pod(echo)
 
 
 def test_fail_label_only_when_asked():

@@ -1,17 +1,18 @@
 """The shapes of the resources the domain reasons about.
 
-These mirror the CRDs in `crds/` (a unit test keeps the two in step). They are
-pydantic models so that a malformed dataset line or resource is refused with
-the field that is wrong, and they ignore fields they do not know: the CRDs may
-grow without breaking the domain.
+These mirror the spec schemas of the CRDs in `crds/`: tests/unit/test_schema_drift.py
+fails on any field one has and the other has not. A field the operator derives
+and the resource never carries says so with `derived()`. They are pydantic
+models so that a malformed dataset line or resource is refused with the field
+that is wrong, and they ignore fields they do not know.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Severity = Literal["critical", "high", "medium", "low"]
 ActionResult = Literal["succeeded", "failed", "partial"]
@@ -21,6 +22,18 @@ Mode = Literal["novel", "advisory", "actionable"]
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+DERIVED = "derived"
+
+
+def derived(**kwargs: Any) -> Any:
+    """A field the operator works out (memory keeps it), never part of the resource's spec.
+
+    The CRD does not declare it, so nobody can write it; the schema drift test
+    knows it by this mark.
+    """
+    return Field(json_schema_extra={DERIVED: True}, **kwargs)
 
 
 class Deployment(_Model):
@@ -35,7 +48,7 @@ class Action(_Model):
     result: ActionResult
     # Said by a person, not seen by the operator: a success claimed for a runbook
     # the operator did not run for that incident (domain.consolidation).
-    reported: bool = False
+    reported: bool = derived(default=False)
 
 
 class Resolution(_Model):
@@ -46,9 +59,16 @@ class Resolution(_Model):
     runbook: str | None = None
     actions: tuple[Action, ...] = ()
     confirmed_by: str = Field(default="", alias="confirmedBy")
+    confirmed_at: datetime | None = Field(default=None, alias="confirmedAt")
     # The runbook a person said fixed it when the operator never ran it there:
     # remembered, shown, but no runbook's precedent or track record.
-    reported_runbook: str | None = Field(default=None, alias="reportedRunbook")
+    reported_runbook: str | None = derived(default=None, alias="reportedRunbook")
+
+
+class Correction(Resolution):
+    """A later, signed restatement of a recorded outcome (spec.corrections); the newest one counts."""
+
+    reason: str = ""
 
 
 class IncidentSpec(_Model):
@@ -63,6 +83,7 @@ class IncidentSpec(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
     parameters: dict[str, str] = Field(default_factory=dict)
     resolution: Resolution | None = None
+    corrections: tuple[Correction, ...] = ()
 
 
 class Incident(_Model):
@@ -81,13 +102,51 @@ class RunbookStep(_Model):
     blast_radius: str = Field(default="", alias="blastRadius")
     estimated_seconds: int = Field(default=60, alias="estimatedSeconds", gt=0)
     backoff_limit: int = Field(default=0, alias="backoffLimit", ge=0)
+    # The Job's deadline; None: the estimate times a margin (kube.jobs).
+    timeout_seconds: int | None = Field(default=None, alias="timeoutSeconds", gt=0)
+    # The step calls the Kubernetes API as the executor account: its pod gets a
+    # short-lived projected token. Every other step's pod has no credentials.
+    api_access: bool = Field(default=False, alias="apiAccess")
+
+
+class RunbookParameter(_Model):
+    name: str
+    default: str | None = None
+    description: str = ""
+
+
+def _parameters(raw: Any) -> Any:
+    """The CRD's two spellings of parameters, a map name -> default or a list, as one list."""
+    if raw is None:
+        return ()
+    if isinstance(raw, dict):
+        return tuple({"name": k, "default": None if v is None else str(v)} for k, v in raw.items())
+    if isinstance(raw, (list, tuple)):
+        out = []
+        for item in raw:
+            if isinstance(item, str):
+                out.append({"name": item})
+            elif isinstance(item, dict) and item.get("default") is not None:
+                out.append({**item, "default": str(item["default"])})
+            else:
+                out.append(item)
+        return tuple(out)
+    return raw
 
 
 class RunbookSpec(_Model):
     title: str
+    description: str = ""
     services: tuple[str, ...] = ()
     symptoms: tuple[str, ...] = ()
+    parameters: tuple[RunbookParameter, ...] = ()
     steps: tuple[RunbookStep, ...] = Field(min_length=1)
+
+    _normalise_parameters = field_validator("parameters", mode="before")(_parameters)
+
+    def defaults(self) -> dict[str, str]:
+        """The declared parameters' default values (a parameter without one is not here)."""
+        return {p.name: p.default for p in self.parameters if p.default is not None}
 
 
 class Runbook(_Model):
@@ -128,6 +187,8 @@ class Claim(_Model):
 class ContradictionResolution(_Model):
     state: Literal["open", "reconciled"] = "open"
     note: str = ""
+    reconciled_by: str = Field(default="", alias="reconciledBy")
+    reconciled_at: datetime | None = Field(default=None, alias="reconciledAt")
 
 
 class ContradictionSpec(_Model):

@@ -4,7 +4,9 @@ Commands come only from Runbook steps, never from incident text. Runbook
 parameters reach containers as environment variables, and `$(NAME)` in a
 command is expanded by Kubernetes itself, never by a shell; so the plan holds
 the commands as written plus the values, and the hash covers both: a changed
-value is a changed plan that needs a new Approval.
+value is a changed plan that needs a new Approval. So do a step's deadline and
+whether it may call the Kubernetes API: approving a plan whose steps have no
+credentials does not approve one whose step has them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from recall_operator.domain.models import IncidentSpec, Runbook
 
 # Parameter names as Kubernetes expands them in `$(NAME)`.
 _PARAM = re.compile(r"\$\(([A-Z][A-Z0-9_]*)\)")
+_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # Values may only be plain words: no shell can see them, but a person reads them in the plan.
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9._:/@=+,-]{0,253}$")
 
@@ -38,6 +41,8 @@ class PlannedStep:
     blast_radius: str
     estimated_seconds: int
     backoff_limit: int
+    timeout_seconds: int | None = None
+    api_access: bool = False
 
     def as_status(self) -> dict[str, object]:
         return {
@@ -51,7 +56,24 @@ class PlannedStep:
             "blastRadius": self.blast_radius,
             "estimatedSeconds": self.estimated_seconds,
             "backoffLimit": self.backoff_limit,
+            # No null in status: a step without its own deadline has no key.
+            **({"timeoutSeconds": self.timeout_seconds} if self.timeout_seconds is not None else {}),
+            "apiAccess": self.api_access,
         }
+
+    def hashed(self) -> dict[str, object]:
+        """What the plan hash covers of this step.
+
+        A field at its default is left out, so a plan that never used it
+        keeps the hash it had before the field existed (Approvals in flight
+        stay valid), while setting it changes the hash.
+        """
+        out = asdict(self)
+        if out["timeout_seconds"] is None:
+            del out["timeout_seconds"]
+        if not out["api_access"]:
+            del out["api_access"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -64,11 +86,20 @@ class Plan:
 
 
 def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
-    """The values the runbook's `$(NAME)` references get: SERVICE from the incident, the rest from spec.parameters."""
-    wanted = sorted(
-        {m for s in runbook.spec.steps for cmd in (s.command, s.dry_run_command, s.rollback_command) for arg in cmd for m in _PARAM.findall(arg)}
-    )
-    values = {"SERVICE": spec.service, "SEVERITY": spec.severity, **spec.parameters}
+    """The values of the runbook's parameters: the ones its commands name as `$(NAME)` and the ones it declares.
+
+    Lowest first: the Runbook's declared defaults, SERVICE and SEVERITY from the
+    incident, then the incident's spec.parameters. A parameter nobody gives a
+    value is empty.
+    """
+    referenced = {m for s in runbook.spec.steps for cmd in (s.command, s.dry_run_command, s.rollback_command)
+                  for arg in cmd for m in _PARAM.findall(arg)}
+    declared = {p.name for p in runbook.spec.parameters}
+    for name in sorted(declared):
+        if not _NAME.match(name):
+            raise PlanError(f"parameter {name!r} is not a name a command can use as $(NAME): A-Z, 0-9 and _")
+    wanted = sorted(referenced | declared)
+    values = {**runbook.spec.defaults(), "SERVICE": spec.service, "SEVERITY": spec.severity, **spec.parameters}
     out: dict[str, str] = {}
     for name in wanted:
         value = values.get(name, "")
@@ -93,6 +124,10 @@ def build_plan(spec: IncidentSpec, runbook: Runbook, read_only: bool = False) ->
             blast_radius="none (read-only)" if read_only else s.blast_radius,
             estimated_seconds=s.estimated_seconds,
             backoff_limit=s.backoff_limit,
+            timeout_seconds=s.timeout_seconds,
+            # A read-only plan runs dry-run commands, which may read the API too
+            # (kubectl rollout history): the declaration holds in either plan.
+            api_access=s.api_access,
         )
         for s in runbook.spec.steps
         if not (read_only and not s.dry_run_command)
@@ -103,7 +138,7 @@ def build_plan(spec: IncidentSpec, runbook: Runbook, read_only: bool = False) ->
 def plan_hash(runbook: str, steps: list[PlannedStep], parameters: dict[str, str]) -> str:
     """sha256 over a canonical JSON of what would run; 16 hex digits are shown and approved."""
     canonical = json.dumps(
-        {"runbook": runbook, "steps": [asdict(s) for s in steps], "parameters": parameters},
+        {"runbook": runbook, "steps": [s.hashed() for s in steps], "parameters": parameters},
         sort_keys=True,
         separators=(",", ":"),
     )

@@ -6,6 +6,13 @@ instead of running the step twice. Commands go to the container exactly as
 the Runbook wrote them: no shell wraps them, and `$(NAME)` references are
 expanded by Kubernetes from the container's env, so a parameter value can
 never become shell syntax.
+
+No pod gets the ServiceAccount token Kubernetes would mount by itself. A step
+whose Runbook declares `apiAccess: true` gets a projected token instead: short
+lived, for the API server's own audience, read-only, where client tools look
+for it; what it allows is the executor account's RBAC. The admission policy
+recall-operator-jobs refuses any other volume, and this one for a step that
+did not declare it.
 """
 
 from __future__ import annotations
@@ -35,6 +42,15 @@ DEFAULT_SERVICE_ACCOUNT = "recall-runbook-executor"
 DEADLINE_MARGIN = 3
 MIN_DEADLINE_SECONDS = 60
 RUNNER_UID = 65532  # the conventional "nonroot" user of distroless images
+
+# The projected API credentials of a step with apiAccess. The path is where
+# kubectl and the client libraries look in a pod; the name, path and expiry are
+# what the admission policy recall-operator-jobs accepts, so change them there too.
+API_TOKEN_VOLUME = "kube-api-access"
+API_TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+# The shortest expiry Kubernetes allows; the kubelet renews the file before it
+# runs out, so a long step keeps working while a leaked token soon does not.
+API_TOKEN_EXPIRY_SECONDS = 600
 
 _NAME_MAX = 63  # Job names become the pods' `job-name` label value: a label is at most 63 characters
 _HASH_LEN = 8
@@ -89,6 +105,31 @@ def active_deadline_seconds(estimated_seconds: int | None, timeout_seconds: int 
     return max(MIN_DEADLINE_SECONDS, int(math.ceil(estimate * DEADLINE_MARGIN)))
 
 
+def api_token_volume() -> dict[str, Any]:
+    """The projected volume of a step that calls the API: token, cluster CA and namespace, as a pod would get them.
+
+    No audience: the token is for the API server's default audience and for
+    nothing else. The namespace file makes kubectl act in the Job's own
+    namespace unless a command names another (which the executor's RBAC then decides).
+    """
+    return {
+        "name": API_TOKEN_VOLUME,
+        "projected": {
+            "sources": [
+                {"serviceAccountToken": {"path": "token", "expirationSeconds": API_TOKEN_EXPIRY_SECONDS}},
+                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                {"downwardAPI": {"items": [
+                    {"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}
+                ]}},
+            ],
+        },
+    }
+
+
+def api_token_mount() -> dict[str, Any]:
+    return {"name": API_TOKEN_VOLUME, "mountPath": API_TOKEN_PATH, "readOnly": True}
+
+
 def command_for(step: Mapping[str, Any], phase: str) -> list[str]:
     key = {"dryrun": "dryRunCommand", "run": "command", "rollback": "rollbackCommand"}[phase]
     return [str(a) for a in (step.get(key) or [])]
@@ -131,10 +172,10 @@ def job_manifest(
     pod_labels = dict(labels)
     if fail_label:
         pod_labels[LABEL_SIMULATE] = fail_label
-    # Only steps that say they call the API get a token; a read-only echo or a
-    # step that talks to its own service does not need cluster credentials.
-    automount = bool(step.get("apiAccess", False))
-    container = {
+    # Only steps whose Runbook says they call the API get a token; a read-only
+    # echo or a step that talks to its own service needs no cluster credentials.
+    api_access = step.get("apiAccess") is True
+    container: dict[str, Any] = {
         "name": "step",
         "image": str(step["image"]),
         "command": command,
@@ -148,6 +189,22 @@ def job_manifest(
             "seccompProfile": {"type": "RuntimeDefault"},
         },
     }
+    pod_spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "serviceAccountName": service_account,
+        # Never the automatic token (long-lived where legacy tokens remain, and
+        # mounted whatever the step): a step with apiAccess gets the projected one.
+        "automountServiceAccountToken": False,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": RUNNER_UID,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": [container],
+    }
+    if api_access:
+        container["volumeMounts"] = [api_token_mount()]
+        pod_spec["volumes"] = [api_token_volume()]
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -177,20 +234,7 @@ def job_manifest(
             "activeDeadlineSeconds": active_deadline_seconds(step.get("estimatedSeconds"), step.get("timeoutSeconds")),
             # No ttlSecondsAfterFinished: finished Jobs are the audit trail and the
             # restart-safety record; they go when the Incident goes (ownerReference).
-            "template": {
-                "metadata": {"labels": pod_labels},
-                "spec": {
-                    "restartPolicy": "Never",
-                    "serviceAccountName": service_account,
-                    "automountServiceAccountToken": automount,
-                    "securityContext": {
-                        "runAsNonRoot": True,
-                        "runAsUser": RUNNER_UID,
-                        "seccompProfile": {"type": "RuntimeDefault"},
-                    },
-                    "containers": [container],
-                },
-            },
+            "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
         },
     }
 
