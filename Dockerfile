@@ -12,7 +12,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     RECALL_MEMORY_PATH=/var/lib/recall/memory.sqlite3
 COPY --from=build /dist /dist
-RUN pip install --no-cache-dir /dist/*.whl \
+# The same versions as CI and `make venv` (scripts/lock.sh writes them).
+COPY constraints.txt /dist/constraints.txt
+RUN pip install --no-cache-dir -c /dist/constraints.txt /dist/*.whl \
     && rm -rf /dist \
     && useradd --system --uid 65532 --home-dir /var/lib/recall --create-home recall
 USER 65532:65532

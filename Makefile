@@ -8,12 +8,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test unit lint replay bench testbin system-deps clean
+.PHONY: demo test unit lint replay bench testbin system-deps lock clean
 
-$(STAMP): pyproject.toml
+# constraints.txt pins what pyproject.toml's ranges resolved to (scripts/lock.sh).
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,hindsight-server,lint]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,hindsight-server,lint]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -47,6 +48,9 @@ replay: $(STAMP)
 
 bench: $(STAMP) testbin
 	$(BIN)/recall bench --quick
+
+lock:
+	scripts/lock.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
