@@ -463,7 +463,6 @@ class HindsightMemory:
                 )
                 await self._list_all(index, since)
         self._loaded = self._current = True
-        self._listed_at = 0.0  # time.monotonic() of the last whole listing
         self.polls += 1
 
     def _written_after(self, since: int) -> set[tuple[str, str]]:
