@@ -11,17 +11,31 @@ loop (see handlers/incident.py): it re-reads these indexes and memory on an
 interval and writes only when the outcome differs, so a new migration,
 contradiction, win rate or memory reaches every open incident without
 cross-object patches.
+
+Each Runbook, ArchitectureMigration and Contradiction also gets an `Accepted`
+condition (domain/acceptance.py says what is accepted), so that the author
+sees in `kubectl get` what the log used to say. It is written by server-side
+apply as its own field manager: the Runbook's win-rate counts, which the
+incident handler writes, are other fields and stay untouched. The handlers
+watch events, not Kopf's create/update causes, so Kopf writes no bookkeeping
+annotations on GitOps-managed objects; a write that fails is tried again on
+the object's next event (at the latest when the watch reconnects and lists).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import logging
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import kopf
+from kubernetes import client as k8s_client
 from pydantic import ValidationError
+
+from recall_operator.domain import acceptance as acc
 
 from recall_operator.domain.models import (
     ArchitectureMigration,
@@ -35,9 +49,15 @@ from recall_operator.domain.models import (
 from recall_operator.domain.recommend import Context
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.kube.status import record_from_status
+from recall_operator.memory.base import MemoryUnavailable
 
 GROUP, VERSION = "recall.dev", "v1alpha1"
 TOPOLOGY_LABEL = "recall.dev/topology"
+# The field manager of the Accepted condition (and Runbook.status.servicesText).
+FIELD_MANAGER = "recall-operator-catalog"
+# How often a Contradiction waiting for its memories is asked about again.
+RECHECK_SECONDS = 10.0
+kopf_logger = logging.getLogger("recall_operator.handlers.catalog")
 
 
 def _plain(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,3 +155,140 @@ def context_for(
         migrations=sorted(migration_index.get(namespace, []), key=lambda m: m.name),
         contradictions=sorted(contradiction_index.get(namespace, []), key=lambda c: c.name),
     )
+
+
+# -- the Accepted condition ----------------------------------------------------
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def _apply_status(api: Any, plural: str, kind: str, namespace: str, name: str, status: dict[str, Any]) -> None:
+    """Server-side apply of the fields this writer owns; an object deleted meanwhile is no error."""
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": kind,
+            "metadata": {"name": name, "namespace": namespace}, "status": status}
+    objects = k8s_client.CustomObjectsApi(api)
+    try:
+        await asyncio.to_thread(
+            objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace, plural, name, body,
+            field_manager=FIELD_MANAGER, force=True, _content_type="application/apply-patch+yaml",
+        )
+    except k8s_client.ApiException as exc:
+        if exc.status != 404:
+            raise
+
+
+async def _accept(
+    memo: kopf.Memo, plural: str, kind: str, namespace: str, name: str, meta: Mapping[str, Any],
+    status: Mapping[str, Any], acceptance: acc.Acceptance, extra: Mapping[str, Any] | None = None,
+) -> None:
+    new = acc.accepted_status(status, acceptance, int(meta.get("generation") or 0), _now(), extra)
+    if new is None:  # our own write coming back as an event, or nothing changed
+        return
+    await _apply_status(memo.api, plural, kind, namespace, name, new)
+    if not acceptance.accepted:
+        kopf_logger.warning(f"{kind} {namespace}/{name} is not accepted: {acceptance.message}")
+
+
+def _gone(event: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
+    return event.get("type") == "DELETED" or bool(meta.get("deletionTimestamp"))
+
+
+@kopf.on.event(GROUP, VERSION, "runbooks")
+async def runbook_accepted(
+    event: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
+) -> None:
+    if _gone(event, meta):
+        return
+    plain = _plain(spec)
+    await _accept(memo, "runbooks", "Runbook", namespace, name, meta, status, acc.runbook_acceptance(plain),
+                  {"servicesText": acc.services_text(plain)})
+
+
+@kopf.on.event(GROUP, VERSION, "architecturemigrations")
+async def migration_accepted(
+    event: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
+) -> None:
+    if _gone(event, meta):
+        return
+    await _accept(memo, "architecturemigrations", "ArchitectureMigration", namespace, name, meta, status,
+                  acc.migration_acceptance(_plain(spec)))
+
+
+async def remembered(memory: Any, namespace: str, incidents: Any) -> dict[str, bool] | None:
+    """Whether memory holds each incident of `namespace`; None when there is no memory to ask."""
+    if memory is None or not isinstance(incidents, list | tuple):
+        return None
+    try:
+        return {str(i): await memory.get(str(i), namespace) is not None for i in incidents}
+    except MemoryUnavailable:
+        return None
+
+
+async def contradiction_acceptance(memo: kopf.Memo, namespace: str, spec: Mapping[str, Any]) -> acc.Acceptance:
+    plain = _plain(spec)
+    return acc.contradiction_acceptance(plain, await remembered(memo.get("memory"), namespace, plain.get("memories")))
+
+
+def _waiting(memo: kopf.Memo) -> dict[tuple[str, str], dict[str, Any]]:
+    """Contradictions whose answer waits on memory, as last seen; made at start-up so every handler shares it."""
+    waiting: dict[tuple[str, str], dict[str, Any]] = memo.contradictions_waiting
+    return waiting
+
+
+@kopf.on.event(GROUP, VERSION, "contradictions")
+async def contradiction_accepted(
+    event: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
+) -> None:
+    key = (namespace, name)
+    if _gone(event, meta):
+        _waiting(memo).pop(key, None)
+        return
+    acceptance = await contradiction_acceptance(memo, namespace, spec)
+    # Memory grows without the Contradiction changing: one that waits for its
+    # memories is asked about again by the loop below, not only on its next event.
+    if acc.waits_for_memory(acceptance):
+        _waiting(memo)[key] = {"spec": _plain(spec), "meta": _plain(meta)}
+    else:
+        _waiting(memo).pop(key, None)
+    await _accept(memo, "contradictions", "Contradiction", namespace, name, meta, status, acceptance)
+
+
+async def recheck_waiting(memo: kopf.Memo) -> int:
+    """One pass over the Contradictions waiting for memory; the number now accepted."""
+    accepted = 0
+    for key, seen in list(_waiting(memo).items()):
+        namespace, name = key
+        acceptance = await contradiction_acceptance(memo, namespace, seen["spec"])
+        if acc.waits_for_memory(acceptance):
+            continue
+        try:
+            # The status as last seen said "waiting"; the apply says what holds now.
+            await _accept(memo, "contradictions", "Contradiction", namespace, name, seen["meta"], {}, acceptance)
+        except k8s_client.ApiException as exc:
+            kopf_logger.warning(f"could not mark contradiction {namespace}/{name}: {exc.status} {exc.reason}")
+            continue
+        if _waiting(memo).get(key) is seen:
+            del _waiting(memo)[key]
+        accepted += acceptance.accepted
+    return accepted
+
+
+async def recheck_forever(memo: kopf.Memo) -> None:
+    while True:
+        await asyncio.sleep(RECHECK_SECONDS)
+        try:
+            await recheck_waiting(memo)
+        except Exception:
+            kopf_logger.exception("re-checking waiting contradictions failed; the next pass tries again")
+
+
+@kopf.on.startup()
+async def start_recheck(memo: kopf.Memo, **_: Any) -> None:
+    memo.contradictions_waiting = {}
+    # recall_cleanup cancels it (memo.background) before memory is closed.
+    memo.setdefault("background", []).append(asyncio.create_task(recheck_forever(memo), name="recall catalog re-check"))
