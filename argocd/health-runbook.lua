@@ -1,6 +1,6 @@
 -- Argo CD health of a recall.dev Runbook, from its status (its track record).
 --   Healthy      no confirmed outcome yet, or the last one succeeded
---   Degraded     the last confirmed run failed, or a condition says the Runbook is not usable
+--   Degraded     the last confirmed run failed, or the operator does not accept the Runbook (Accepted False)
 --   Progressing  the spec changed and the operator has not looked at it yet
 -- A Runbook has no paused state, so it is never Suspended.
 -- Argo CD runs it with gopher-lua (Lua 5.1): `obj` is the object, the result is returned.
@@ -17,7 +17,7 @@ if generation ~= nil and status.observedGeneration ~= nil and status.observedGen
 end
 if status.conditions ~= nil then
   for _, c in ipairs(status.conditions) do
-    if (c.type == "Ready" or c.type == "Valid") and c.status == "False" then
+    if (c.type == "Accepted" or c.type == "Ready" or c.type == "Valid") and c.status == "False" then
       hs.status = "Degraded"
       hs.message = c.message or c.reason or (c.type .. " is False")
       return hs

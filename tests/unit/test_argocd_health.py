@@ -142,6 +142,12 @@ RUNBOOK_CASES = [
     ("not usable", runbook({"observedGeneration": 1, "conditions": [cond("Ready", False, "Invalid",
                                                                          "step undo has no image")]}),
      "Degraded", "step undo has no image"),
+    # The operator's own verdict on the spec (handlers/catalog.py).
+    ("not accepted", runbook({"observedGeneration": 1, "conditions": [cond(
+        "Accepted", False, "InvalidParameters", "parameter 'replicas' is not a name a command can use")]}),
+     "Degraded", "parameter 'replicas'"),
+    ("accepted", runbook({"observedGeneration": 1, "conditions": [cond("Accepted", True, "Valid", "1 step(s)")]}),
+     "Healthy", "no confirmed outcome yet"),
 ]
 
 

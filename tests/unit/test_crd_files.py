@@ -42,12 +42,14 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "plural": "incidents",
         "short": ["inc"],
         "columns": {
+            "Phase": ".status.phase",
             "Service": ".spec.service",
             "Severity": ".spec.severity",
             "Mode": ".status.recommendation.mode",
             "Similarity": ".status.recommendation.similarity",
             "Actionability": ".status.recommendation.actionability",
             "Runbook": ".status.recommendation.runbook",
+            "Ready": '.status.conditions[?(@.type=="Ready")].status',
             "Age": ".metadata.creationTimestamp",
         },
     },
@@ -56,9 +58,10 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "plural": "runbooks",
         "short": ["rb"],
         "columns": {
-            "Services": ".spec.services",
+            "Services": ".status.servicesText",
             "Win Rate": ".status.winRate",
             "Executed": ".status.timesExecuted",
+            "Accepted": '.status.conditions[?(@.type=="Accepted")].status',
             "Age": ".metadata.creationTimestamp",
         },
     },
@@ -70,13 +73,18 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "Target": ".spec.targetService",
             "Date": ".spec.migrationDate",
             "Deduction": ".spec.confidenceDeduction",
+            "Accepted": '.status.conditions[?(@.type=="Accepted")].status',
         },
     },
     "Contradiction": {
         "file": "contradictions.yaml",
         "plural": "contradictions",
         "short": ["contra"],
-        "columns": {"Topic": ".spec.topic", "State": ".spec.resolution.state"},
+        "columns": {
+            "Topic": ".spec.topic",
+            "State": ".spec.resolution.state",
+            "Accepted": '.status.conditions[?(@.type=="Accepted")].status',
+        },
     },
     "Approval": {
         "file": "approvals.yaml",
@@ -199,6 +207,8 @@ def walk(node: dict[str, Any], path: str = "") -> Iterator[tuple[str, dict[str, 
 
 
 def lookup(schema: dict[str, Any], dotted: str) -> dict[str, Any] | None:
+    # A filter such as [?(@.type=="Ready")] picks items of a list: look into the items.
+    dotted = re.sub(r"\[\?\(@\.[^\]]*\)\]", "[]", dotted)
     node: dict[str, Any] | None = schema
     for part in [p for p in dotted.split(".") if p]:
         if part.endswith("[]"):
