@@ -291,11 +291,16 @@ def resolution(root_cause: str, summary: str, actions: Sequence[str], runbook: s
 
 
 class Cluster:
-    def __init__(self, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
+    def __init__(self, kubeconfig: str | None, context: str | None, namespace: str | None,
+                 as_user: str | None = None) -> None:
         from kubernetes import client, config
 
         try:
             self.api = config.new_client_from_config(config_file=kubeconfig, context=context)
+            if as_user:
+                # As kubectl --as: the API server authenticates us, then acts as this user, so the
+                # Approval or outcome is signed by that user (SelfSubjectReview answers with it too).
+                self.api.set_default_header("Impersonate-User", as_user)
             _, active = config.list_kube_config_contexts(config_file=kubeconfig)
             if context:
                 contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig)
@@ -501,6 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-n", "--namespace", default=None, help="the Incident's namespace (default: the context's)")
     common.add_argument("--kubeconfig", default=None)
     common.add_argument("--context", default=None)
+    common.add_argument("--as", dest="as_user", default=None, metavar="USER",
+                        help="act as USER (impersonation, like kubectl --as; needs the impersonate permission)")
     sub = p.add_subparsers(dest="command", required=True)
 
     w = sub.add_parser("why", parents=[common], help="what the operator concluded, and why")
@@ -532,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        cluster = Cluster(args.kubeconfig, args.context, args.namespace)
+        cluster = Cluster(args.kubeconfig, args.context, args.namespace, args.as_user)
     except PluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
