@@ -81,12 +81,15 @@ def test_approver_and_viewer_are_narrow() -> None:
     assert viewer == {("recall.dev", k, v) for k in KINDS for v in ("get", "list", "watch")}
 
 
-def test_executor_account_is_bound_to_nothing() -> None:
+def test_executor_account_is_bound_only_in_its_own_namespace() -> None:
+    """Its token (steps with apiAccess only) may do what one Role in the incident namespace says, no more."""
     accounts = {(d["metadata"]["namespace"], n) for n, d in by_kind("rbac.yaml", "ServiceAccount").items()}
     assert ("recall-incidents", "recall-runbook-executor") in accounts
-    for kind in ("ClusterRoleBinding", "RoleBinding"):
-        for name, b in by_kind("rbac.yaml", kind).items():
-            assert all(s["name"] != "recall-runbook-executor" for s in b["subjects"]), name
+    for name, b in by_kind("rbac.yaml", "ClusterRoleBinding").items():
+        assert all(s["name"] != "recall-runbook-executor" for s in b["subjects"]), name
+    bound = [b for b in by_kind("rbac.yaml", "RoleBinding").values()
+             if any(s["name"] == "recall-runbook-executor" for s in b["subjects"])]
+    assert [(b["metadata"]["namespace"], b["roleRef"]["kind"]) for b in bound] == [("recall-incidents", "Role")]
 
 
 def test_every_policy_is_bound_to_deny_everywhere() -> None:
