@@ -9,6 +9,7 @@ import copy
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import kopf
@@ -119,16 +120,37 @@ class KubeEnv:
         return dry if dry.get("planHash") == plan_hash and dry.get("done") else None
 
 
-def execution_operator(namespace: str, reraise: bool = True) -> KopfRunner:
+class Clock:
+    """The operator's clock for a test (memo.clock): the real time, moved by `advance` or stopped by
+    `freeze` instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta(0)
+        self.frozen: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.frozen if self.frozen is not None else datetime.now(UTC) + self.offset
+
+    def advance(self, by: timedelta) -> None:
+        self.offset += by
+
+    def freeze(self, at: datetime) -> None:
+        self.frozen = at
+
+
+def execution_operator(namespace: str, reraise: bool = True, clock: Clock | None = None) -> KopfRunner:
     """Only the execution handlers, in a registry of their own, whatever other handler modules are imported.
 
     A fresh registry has no login handler, so it gets the kubeconfig one
     (KUBECONFIG is the test cluster's), and the operator's own Kopf settings
-    (progress kept in recall.dev annotations).
+    (progress kept in recall.dev annotations). With `clock`, the operator reads
+    the time from it (every handler asks the memo's clock).
     """
     registry = execution_handlers.register(kopf.OperatorRegistry())
     kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
     kopf.on.startup(registry=registry)(lambda settings, **_: configure_settings(settings))
+    if clock is not None:
+        kopf.on.startup(registry=registry)(lambda memo, **_: setattr(memo, "clock", clock))
     return KopfRunner(["run", "--standalone", f"--namespace={namespace}"], registry=registry, timeout=60,
                       reraise=reraise)
 

@@ -12,18 +12,16 @@ with `build_plan` from a Runbook created here, as in test_execution.py.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from kit import KubeEnv, kept_default_registry
+from kit import Clock, KubeEnv, kept_default_registry
 # Only the execution handlers, in a registry of their own (as in test_execution.py);
 # their start-up handler reads the policy from the environment the test set.
 from kit import execution_operator as run_operator
-from recall_operator.handlers import execution as execution_handlers
 from recall_operator.kube import jobs as jobkit
 from support import wait_for
 
@@ -82,11 +80,9 @@ def env(kubectl: Callable[..., Any], namespace: str, monkeypatch: pytest.MonkeyP
     for var in ("RECALL_FOUR_EYES", "RECALL_APPROVAL_EXPIRY_MINUTES", "RECALL_AUTO_DRY_RUN",
                 "RECALL_EXECUTOR_SERVICE_ACCOUNT"):
         monkeypatch.delenv(var, raising=False)
-    try:
-        with kept_default_registry():
-            yield Env(kubectl, namespace)
-    finally:
-        execution_handlers.load_policy({})  # later tests in this process start from the defaults
+    # The policy lives in each operator's memo: nothing to reset between tests.
+    with kept_default_registry():
+        yield Env(kubectl, namespace)
 
 
 def created(obj: dict[str, Any]) -> datetime:
@@ -146,14 +142,13 @@ def test_critical_plan_needs_two_distinct_approvers(env: Env, namespace: str) ->
 
 def test_an_expired_approval_is_expired_and_runs_nothing(env: Env, namespace: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "0.05")  # 3 seconds
+    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "1")
     plan_hash = env.setup()
-    # Made while no operator runs, and judged only once it is older than the expiry.
+    # Made while no operator runs, and judged by one whose clock says two minutes have passed.
     env.approve("by-bob", plan_hash, "bob")
-    made = created(env.approval("by-bob"))
-    while (datetime.now(timezone.utc) - made).total_seconds() <= 4:
-        time.sleep(0.5)
-    with run_operator(namespace) as runner:
+    clock = Clock()
+    clock.advance(timedelta(minutes=2))
+    with run_operator(namespace, clock=clock) as runner:
         st = env.judged("by-bob")
         wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
         ex = env.status("execution")
@@ -198,15 +193,18 @@ def test_a_wrong_policy_value_stops_start_up_naming_the_variable(env: Env, names
 
 def test_a_pending_approval_that_lapses_says_so_and_does_not_count(env: Env, namespace: str,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "0.1")  # 6 seconds
+    monkeypatch.setenv("RECALL_APPROVAL_EXPIRY_MINUTES", "1")
     plan_hash = env.setup(risk="critical")
-    with run_operator(namespace) as runner:
+    clock = Clock()
+    with run_operator(namespace, clock=clock) as runner:
         wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
         env.approve("by-bob", plan_hash, "bob")
         first = env.judged("by-bob")
         made = created(env.approval("by-bob"))
-        while (datetime.now(timezone.utc) - made).total_seconds() <= 7:
-            time.sleep(0.5)
+        # Creation times have whole seconds: Carol's must fall in a later second than Bob's.
+        wait_for("a second after Bob's approval", lambda: datetime.now(UTC) >= made + timedelta(seconds=1))
+        # The operator's time is now just past Bob's expiry, and within Carol's.
+        clock.freeze(made + timedelta(minutes=1, seconds=0.5))
         # Carol comes too late: Bob's approval no longer counts, so Carol's waits for another.
         env.approve("by-carol", plan_hash, "carol")
         second = env.judged("by-carol")
@@ -215,7 +213,7 @@ def test_a_pending_approval_that_lapses_says_so_and_does_not_count(env: Env, nam
         ex = env.status("execution")
         run_jobs = env.jobs("run")
     assert runner.exception is None, runner.output
-    assert first["state"] == "Pending" and first["expiresAt"] == (made + timedelta(seconds=6)).strftime(
+    assert first["state"] == "Pending" and first["expiresAt"] == (made + timedelta(minutes=1)).strftime(
         "%Y-%m-%dT%H:%M:%SZ"), first
     assert second["state"] == "Pending" and "has 1 (carol)" in second["reason"], second
     assert "no further approver came within" in lapsed["reason"], lapsed

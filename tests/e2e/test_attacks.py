@@ -30,7 +30,6 @@ import pytest
 from kit import KubeEnv, cart_runbook, kept_default_registry
 from kit import execution_operator as run_execution
 from recall_operator.domain.approval_rules import BRIDGE_OPENER
-from recall_operator.handlers import execution as execution_handlers
 from recall_operator.kube import jobs as jobkit
 from support import wait_for
 
@@ -82,11 +81,8 @@ def env(kubectl: Callable[..., Any], namespace: str) -> Iterator[Env]:
                        (MALLORY, "recall-approver")):
         kubectl("create", "rolebinding", f"{role}-{user}", f"--clusterrole={role}", f"--user={user}", "-n", namespace,
                 check=True)
-    try:
-        with kept_default_registry():
-            yield Env(kubectl, namespace)
-    finally:
-        execution_handlers.load_policy({})
+    with kept_default_registry():
+        yield Env(kubectl, namespace)
 
 
 # -- item 1: memory poisoning --------------------------------------------------

@@ -58,6 +58,7 @@ from recall_operator.domain.approval_rules import ApprovalSettings, check_approv
 JobState = Literal["running", "succeeded", "failed"]
 Phase = Literal["dryrun", "run", "rollback"]
 Observed = Mapping[tuple[str, str], JobState]  # (phase, step name) -> state
+Why = Mapping[tuple[str, str], str]  # (phase, step name) -> what its Job waits for, or why it failed
 
 RUNNING = "Running"
 SUCCEEDED = "Succeeded"
@@ -94,8 +95,17 @@ def _name(step: Mapping[str, Any]) -> str:
     return str(step["name"])
 
 
-def dry_run(steps: Sequence[Mapping[str, Any]], observed: Observed) -> DryRunDecision:
-    """Which dry-run Jobs to create, and the results so far."""
+def _with_why(entry: dict[str, str], why: str | None) -> dict[str, str]:
+    return {**entry, "reason": why} if why else entry
+
+
+def _because(why: str | None) -> str:
+    return f" ({why})" if why else ""
+
+
+def dry_run(steps: Sequence[Mapping[str, Any]], observed: Observed, why: Why | None = None) -> DryRunDecision:
+    """Which dry-run Jobs to create, and the results so far (with why, where `why` says)."""
+    why = why or {}
     create: list[Create] = []
     results: list[dict[str, str]] = []
     for step in steps:
@@ -108,7 +118,7 @@ def dry_run(steps: Sequence[Mapping[str, Any]], observed: Observed) -> DryRunDec
             create.append(Create("dryrun", name))
             results.append({"name": name, "result": "pending"})
         else:
-            results.append({"name": name, "result": state})
+            results.append(_with_why({"name": name, "result": state}, why.get(("dryrun", name))))
     done = not create and all(r["result"] in ("succeeded", "failed", "skipped") for r in results)
     ok = done and not any(r["result"] == "failed" for r in results)
     return DryRunDecision(create, results, done, ok)
@@ -122,8 +132,16 @@ def run(
     dry_run_done: bool,
     dry_run_ok: bool,
     observed: Observed,
+    why: Why | None = None,
+    dry_run_why: str = "",
 ) -> RunDecision:
-    """The execution's state and the one Job to create next, if any."""
+    """The execution's state and the one Job to create next, if any.
+
+    `why` says what each step's Job waits for or why it failed, `dry_run_why`
+    what the dry-run waits for or which dry-run failed: the reason then says
+    so, never just "running".
+    """
+    why = why or {}
     if mode != "actionable":
         return RunDecision("Refused", None, f"a {mode} recommendation is never executed")
     if not steps:
@@ -133,18 +151,21 @@ def run(
     failed_at: int | None = None
     for i, step in enumerate(steps):
         state = observed.get(("run", _name(step)))
-        run_view.append({"name": _name(step), "result": state or "pending"})
+        run_view.append(_with_why({"name": _name(step), "result": state or "pending"}, why.get(("run", _name(step)))))
         if state == "failed" and failed_at is None:
             failed_at = i
 
     if failed_at is not None:
-        return _rollback(steps, failed_at, observed, run_view)
+        return _rollback(steps, failed_at, observed, run_view, why)
 
     for i, step in enumerate(steps):
         state = observed.get(("run", _name(step)))
         if state == "succeeded":
             continue
         if state == "running":
+            waits = why.get(("run", _name(step)))
+            if waits and waits != "running":
+                return RunDecision(RUNNING, None, f"step {_name(step)} is {waits}", run_view)
             return RunDecision(RUNNING, None, f"step {_name(step)} is running", run_view)
         # No Job for this step yet: everything before it succeeded.
         if stopped:
@@ -154,21 +175,24 @@ def run(
         if not approved:
             return RunDecision("Pending", None, "waiting for an Approval of this planHash", run_view)
         if not dry_run_done:
-            return RunDecision("Pending", None, "waiting for the dry-run Jobs to finish", run_view)
+            return RunDecision("Pending", None, "waiting for the dry-run Jobs to finish" + (
+                f": {dry_run_why}" if dry_run_why else ""), run_view)
         if not dry_run_ok:
-            return RunDecision(FAILED, None, "a dry-run failed; the plan is not run", run_view)
+            return RunDecision(FAILED, None, f"a dry-run failed{_because(dry_run_why)}; the plan is not run", run_view)
         return RunDecision(RUNNING, Create("run", _name(step)), f"starting step {_name(step)}", run_view)
     return RunDecision(SUCCEEDED, None, "every step succeeded", run_view)
 
 
 def _rollback(
-    steps: Sequence[Mapping[str, Any]], failed_at: int, observed: Observed, run_view: list[dict[str, str]]
+    steps: Sequence[Mapping[str, Any]], failed_at: int, observed: Observed, run_view: list[dict[str, str]],
+    why: Why,
 ) -> RunDecision:
-    failed = _name(steps[failed_at])
+    failed = _name(steps[failed_at]) + " failed" + _because(why.get(("run", _name(steps[failed_at]))))
     to_undo = [s for s in reversed(steps[:failed_at]) if s.get("rollbackCommand")]
-    rollbacks = [{"name": _name(s), "result": observed.get(("rollback", _name(s))) or "pending"} for s in to_undo]
+    rollbacks = [_with_why({"name": _name(s), "result": observed.get(("rollback", _name(s))) or "pending"},
+                           why.get(("rollback", _name(s)))) for s in to_undo]
     if not to_undo:
-        return RunDecision(FAILED, None, f"step {failed} failed; no completed step has a rollback", run_view, rollbacks)
+        return RunDecision(FAILED, None, f"step {failed}; no completed step has a rollback", run_view, rollbacks)
     for s in to_undo:
         state = observed.get(("rollback", _name(s)))
         if state == "succeeded":
@@ -177,16 +201,17 @@ def _rollback(
             return RunDecision(
                 FAILED,
                 None,
-                f"step {failed} failed and the rollback of {_name(s)} failed; later rollbacks not run, needs a person",
+                f"step {failed} and the rollback of {_name(s)} failed{_because(why.get(('rollback', _name(s))))};"
+                " later rollbacks not run, needs a person",
                 run_view,
                 rollbacks,
             )
         if state == "running":
-            return RunDecision(RUNNING, None, f"step {failed} failed; rolling back {_name(s)}", run_view, rollbacks)
+            return RunDecision(RUNNING, None, f"step {failed}; rolling back {_name(s)}", run_view, rollbacks)
         return RunDecision(
-            RUNNING, Create("rollback", _name(s)), f"step {failed} failed; rolling back {_name(s)}", run_view, rollbacks
+            RUNNING, Create("rollback", _name(s)), f"step {failed}; rolling back {_name(s)}", run_view, rollbacks
         )
-    return RunDecision(ROLLED_BACK, None, f"step {failed} failed; completed steps rolled back", run_view, rollbacks)
+    return RunDecision(ROLLED_BACK, None, f"step {failed}; completed steps rolled back", run_view, rollbacks)
 
 
 def has_work(status: Mapping[str, Any]) -> bool:
@@ -431,3 +456,83 @@ def verify_approvals(execution: Mapping[str, Any], evidence: RunEvidence, now: d
     check = check_approval(named[0], opened_by(evidence.incident), evidence.plan_risk, [*named[1:], *rejections],
                            at, settings)
     return None if check.accepted else check.reason
+
+
+# -- what a step's Job is doing, and why ------------------------------------------
+
+# Container waiting reasons that are a normal, short part of starting a pod.
+_STARTING = frozenset({"ContainerCreating", "PodInitializing"})
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    state: JobState
+    why: str  # a sentence for a person: what the Job waits for, or why it ended; "" when it succeeded
+
+
+def _true(conditions: Sequence[Mapping[str, Any]], *types: str) -> Mapping[str, Any] | None:
+    return next((c for c in conditions if c.get("type") in types and c.get("status") == "True"), None)
+
+
+def _said(cond: Mapping[str, Any]) -> str:
+    reason, message = str(cond.get("reason") or ""), str(cond.get("message") or "")
+    return f"{reason}: {message}" if reason and message else reason or message
+
+
+def _last_warning(events: Sequence[Mapping[str, Any]]) -> str:
+    warnings = [e for e in events if e.get("type") == "Warning"]
+    if not warnings:
+        return ""
+    last = max(warnings, key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
+    return f"{last.get('reason')}: {last.get('message')}"
+
+
+def _pod_waits(pods: Sequence[Mapping[str, Any]]) -> str:
+    """Why the Job's newest pod is not running yet, from its conditions and containers; "" when it runs."""
+    if not pods:
+        return ""
+    pod = max(pods, key=lambda p: str((p.get("metadata") or {}).get("creationTimestamp") or ""))
+    name = (pod.get("metadata") or {}).get("name")
+    status = pod.get("status") or {}
+    for cond in status.get("conditions") or []:
+        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+            return f"pod {name} is not scheduled: {_said(cond)}"
+    for cs in status.get("containerStatuses") or []:
+        waiting = (cs.get("state") or {}).get("waiting") or {}
+        if waiting.get("reason") and waiting["reason"] not in _STARTING:
+            return f"pod {name} waits: {_said(waiting)}"
+    if status.get("phase") == "Pending":
+        return f"pod {name} is starting"
+    return ""
+
+
+def job_progress(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]] = (),
+                 events: Sequence[Mapping[str, Any]] = ()) -> JobProgress:
+    """A step Job's state and why, from its conditions, its pods and the Events about it.
+
+    A Job the controller has decided to fail (FailureTarget: its deadline or
+    backoff limit) is failed at once, even while its pods are still being
+    killed, which never ends when their node is gone. A Job that cannot make
+    its pod (FailedCreate: a missing ServiceAccount, a quota) says so from its
+    Events; the Job object itself shows nothing of it.
+    """
+    status = job.get("status") or {}
+    conditions = status.get("conditions") or []
+    if _true(conditions, "Complete", "SuccessCriteriaMet"):
+        return JobProgress("succeeded", "")
+    ended = _true(conditions, "Failed", "FailureTarget")
+    warning = _last_warning(events)
+    if ended is not None:
+        why = _said(ended) or "the Job failed"
+        before = warning or _pod_waits(pods)
+        return JobProgress("failed", f"{why}; before that: {before}" if before and before not in why else why)
+    if _true(conditions, "Suspended"):
+        return JobProgress("running", "waiting: the Job is suspended")
+    if int(status.get("active") or 0) == 0 and warning:
+        return JobProgress("running", f"waiting: the Job cannot start its pod: {warning}")
+    waits = _pod_waits(pods)
+    if waits:
+        return JobProgress("running", f"waiting: {waits}")
+    if int(status.get("active") or 0) == 0 and not pods:
+        return JobProgress("running", "waiting for the Job controller to start its pod")
+    return JobProgress("running", "running")

@@ -13,7 +13,8 @@ import importlib
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import kopf
@@ -41,6 +42,23 @@ def status_key() -> bytes:
     """The key this operator seals its recommendations with."""
     explicit = os.environ.get(ENV_STATUS_KEY)
     return explicit.encode() if explicit else _PROCESS_KEY
+
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def clock(memo: Mapping[str, Any]) -> Clock:
+    """The operator's clock (memo.clock: a callable giving aware datetimes); a test puts its own there.
+
+    Every handler asks it for "now" (approval expiry, condition times, staleness),
+    so time-dependent rules are tested by moving this clock, not by sleeping.
+    """
+    found = memo.get("clock")
+    return found if found is not None else utc_now
 
 
 def load_all() -> list[str]:
@@ -100,8 +118,11 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     ms = memo.get("memory_settings") or memory_settings_from_env(os.environ)
     memo.memory_settings = ms
     memo.memory = open_backend(ms)
-    memo.api = api_client()
+    if memo.get("api") is None:
+        memo.api = api_client()
     memo.locks = {}
+    # A clock put in the memo before start-up (a test's) is kept.
+    memo.clock = clock(memo)
     logger.info(f"memory backend {ms.backend} ({ms.path if ms.backend == 'embedded' else ms.hindsight_url})")
 
 
@@ -115,6 +136,6 @@ async def recall_cleanup(memo: kopf.Memo, **_: Any) -> None:
     memory = memo.get("memory")
     if memory is not None:
         await memory.close()
-    api = memo.get("api")
+    api = memo.pop("api", None)  # closed once, whichever module's cleanup comes first
     if api is not None:
         api.close()

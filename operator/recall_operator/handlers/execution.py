@@ -1,13 +1,28 @@
 """Kopf handlers for dry-runs, Approvals and step execution. Thin: decisions live in domain.execution.
 
-Level-based: every Incident event, Job event and Approval leads to one
-`advance()` of the Incident, which reads what exists (status, Jobs with
-deterministic names), asks the pure state machine what to do next, does it,
-and records the result in status. Nothing is kept in memory between calls,
-so a restarted operator resumes where the Jobs say it was.
+Level-based: every Incident event, Job event, Event about a step Job and
+Approval leads to one `advance()` of the Incident, which reads what exists
+(status, Jobs with deterministic names, their pods and Events), asks the pure
+state machine what to do next, does it, and records the result in status.
+Nothing is kept in memory between calls, so a restarted operator resumes
+where the Jobs say it was.
 
-Policy, read from the environment once per operator start (`execution_startup`;
-a wrong value stops start-up with the variable named):
+Status is written by server-side apply with this module's own field manager
+(kube.status.EXECUTION_MANAGER): status.dryRun, status.execution and the
+Executing condition, all of them on every write, nothing else. Triage and the
+lifecycle own the rest of status and write it with managers of their own, so
+no writer removes what another wrote.
+
+Why a step waits is always in status: its Job's conditions, the Events about
+the Job (FailedCreate: no ServiceAccount, a quota) and its pod's state are read
+on every pass and each step's `reason` says what it waits for; a Job that
+cannot even be created says the API server's refusal. Every wait ends: a step
+Job has a deadline (the step's timeoutSeconds), and a Job the controller gives
+up on (DeadlineExceeded, even while its pods cannot be killed) fails the step
+at once, with that reason.
+
+Policy, read from the environment once per operator start (`execution_startup`,
+kept in the Kopf memo; a wrong value stops start-up with the variable named):
 
 - Approvals are judged with the approval rules (domain.approval_rules):
   RECALL_FOUR_EYES, RECALL_APPROVAL_EXPIRY_MINUTES, and two distinct approvers
@@ -19,6 +34,9 @@ a wrong value stops start-up with the variable named):
   the run follows only after every dry-run succeeded, as it always does.
 - RECALL_EXECUTOR_SERVICE_ACCOUNT: the ServiceAccount of every step Job.
 
+Time comes from the memo's clock (handlers.clock), so expiry is tested by
+moving a clock, not by waiting.
+
 Status is read, never trusted alone: a recommendation runs nothing (not even a
 dry-run) unless it carries this operator's seal, and before every step Job the
 execution is re-derived from the Approval objects it names (domain.execution).
@@ -26,11 +44,11 @@ execution is re-derived from the Approval objects it names (domain.execution).
 
 from __future__ import annotations
 
+import asyncio
 import os
-import threading
 from collections.abc import Mapping
-from dataclasses import replace
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import kopf
@@ -39,55 +57,51 @@ from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
 from recall_operator.config import ExecutionSettings, approval_settings_from_env, execution_settings_from_env
-from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending, resolved_by
 from recall_operator.domain import execution as machine
+from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending, resolved_by
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import PlanError, build_plan
-from recall_operator.handlers import status_key
+from recall_operator.handlers import clock, lifecycle, status_key
 from recall_operator.kube import jobs as jobkit
-from recall_operator.kube.client import api_client
+from recall_operator.kube import status as st
+from recall_operator.kube.client import Conflict, api_client, apply_status
 
 GROUP, VERSION = "recall.dev", "v1alpha1"
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
 NO_LOG = "no log available"
 UNSEALED = ("waiting: status.recommendation does not carry this operator's seal (written by someone else, "
             "or before the operator restarted); nothing runs until the operator has triaged the incident itself")
-
-_api_lock = threading.Lock()
-_api: k8s.ApiClient | None = None
-_incident_locks: dict[tuple[str, str], threading.Lock] = {}
-_policy: tuple[ApprovalSettings, ExecutionSettings] | None = None
+ATTEMPTS = 5  # passes of one advance that may lose a race with another writer before it gives up until the next
 
 
-def load_policy(env: Mapping[str, str] | None = None) -> tuple[ApprovalSettings, ExecutionSettings]:
-    """Read the approval and execution policy (raises ConfigError naming a wrong variable) and keep it."""
-    global _policy
+@dataclass(frozen=True)
+class Ctx:
+    """What one advance needs from the operator: its API client, its policy and the time now."""
+
+    api: Any
+    approval: ApprovalSettings
+    settings: ExecutionSettings
+    now: datetime
+
+
+def load_policy(memo: kopf.Memo, env: Mapping[str, str] | None = None) -> tuple[ApprovalSettings, ExecutionSettings]:
+    """Read the approval and execution policy into the memo (raises ConfigError naming a wrong variable)."""
     env = os.environ if env is None else env
-    policy = (approval_settings_from_env(env), execution_settings_from_env(env))
-    with _api_lock:
-        _policy = policy
-    return policy
+    memo.approval_policy = approval_settings_from_env(env)
+    memo.execution_policy = execution_settings_from_env(env)
+    return memo.approval_policy, memo.execution_policy
 
 
-def _settings() -> tuple[ApprovalSettings, ExecutionSettings]:
-    # Set at start-up; read here only if a handler runs without the start-up handler.
-    return _policy if _policy is not None else load_policy()
+def _ctx(memo: kopf.Memo) -> Ctx:
+    return Ctx(memo.api, memo.approval_policy, memo.execution_policy, clock(memo)())
 
 
-def _client() -> k8s.ApiClient:
-    global _api
-    with _api_lock:
-        if _api is None:
-            _api = api_client()
-        return _api
-
-
-def _lock(namespace: str, name: str) -> threading.Lock:
-    # Job and Incident events for one incident arrive on different Kopf workers;
-    # one advance at a time per incident keeps status patches from interleaving.
-    with _api_lock:
-        return _incident_locks.setdefault((namespace, name), threading.Lock())
+def _lock(memo: kopf.Memo, namespace: str, name: str) -> asyncio.Lock:
+    # Job events, Incident events, the resync timer and Approvals for one incident
+    # arrive on different Kopf workers: one advance at a time per incident.
+    lock: asyncio.Lock = memo.execution_locks.setdefault((namespace, name), asyncio.Lock())
+    return lock
 
 
 def _simulated_failure_allowed() -> bool:
@@ -95,23 +109,21 @@ def _simulated_failure_allowed() -> bool:
     return os.environ.get("RECALL_ALLOW_SIMULATED_FAILURE") == "1"
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 # -- reading the cluster ------------------------------------------------------
 
 
-def _get_incident(namespace: str, name: str) -> dict[str, Any] | None:
+async def _get_incident(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
     try:
-        return k8s.CustomObjectsApi(_client()).get_namespaced_custom_object(GROUP, VERSION, namespace, "incidents", name)
+        found: dict[str, Any] = await asyncio.to_thread(
+            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "incidents", name)
+        return found
     except ApiException as exc:
         if exc.status == 404:
             return None
         raise
 
 
-def _plan_steps(incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str], str | None, str]:
+async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str], str | None, str]:
     """The steps and parameters rebuilt from the Runbook, their hash, and why not when that fails.
 
     Jobs are built from the Runbook itself, never from status: status says which
@@ -124,9 +136,8 @@ def _plan_steps(incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict
     if not runbook_name:
         return [], {}, None, "the recommendation names no runbook"
     try:
-        rb = k8s.CustomObjectsApi(_client()).get_namespaced_custom_object(
-            GROUP, VERSION, namespace, "runbooks", runbook_name
-        )
+        rb = await asyncio.to_thread(
+            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "runbooks", runbook_name)
     except ApiException as exc:
         if exc.status == 404:
             return [], {}, None, f"runbook {runbook_name} not found"
@@ -138,31 +149,82 @@ def _plan_steps(incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict
         )
     except (PlanError, ValueError) as exc:
         return [], {}, None, f"the plan cannot be built: {exc}"
-    steps = [s.as_status() for s in plan.steps]
-    # timeoutSeconds is not part of the plan hash but bounds the Job's deadline.
-    timeouts = {s.get("name"): s.get("timeoutSeconds") for s in (rb.get("spec") or {}).get("steps") or []}
-    for s in steps:
-        if timeouts.get(s["name"]):
-            s["timeoutSeconds"] = timeouts[s["name"]]
-    return steps, plan.parameters, plan.plan_hash, ""
+    return [s.as_status() for s in plan.steps], plan.parameters, plan.plan_hash, ""
 
 
-def _list_jobs(namespace: str, incident: str) -> dict[str, dict[str, Any]]:
-    items = k8s.BatchV1Api(_client()).list_namespaced_job(
-        namespace, label_selector=jobkit.incident_selector(incident)
-    ).items
-    return {j.metadata.name: _client().sanitize_for_serialization(j) for j in items}
+async def _list_jobs(api: Any, namespace: str, incident: str) -> dict[str, dict[str, Any]]:
+    items = (await asyncio.to_thread(
+        k8s.BatchV1Api(api).list_namespaced_job, namespace, label_selector=jobkit.incident_selector(incident))).items
+    return {j.metadata.name: api.sanitize_for_serialization(j) for j in items}
 
 
-def _observed(jobs: Mapping[str, Mapping[str, Any]], incident: str, steps: list[dict[str, Any]], attempt: int,
-              phases: tuple[str, ...]) -> dict[tuple[str, str], str]:
-    """(phase, step) -> state, found by the deterministic Job name: this is the restart-safety record."""
-    out: dict[tuple[str, str], str] = {}
-    for phase in phases:
-        for step in steps:
-            job = jobs.get(jobkit.job_name(incident, phase, step["name"], attempt))
-            if job is not None:
-                out[(phase, step["name"])] = jobkit.job_state(job)
+async def _job_context(api: Any, namespace: str, incident: str, job_names: set[str]
+                       ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
+    """The pods and the Events of these Jobs, by Job name: what a Job that is not done waits for."""
+    if not job_names:
+        return {}, {}
+    core = k8s.CoreV1Api(api)
+    pod_items = (await asyncio.to_thread(
+        core.list_namespaced_pod, namespace, label_selector=jobkit.incident_selector(incident))).items
+    event_items = (await asyncio.to_thread(
+        core.list_namespaced_event, namespace, field_selector="involvedObject.kind=Job")).items
+    pods: dict[str, list[dict[str, Any]]] = {}
+    for p in pod_items:
+        owner = (p.metadata.labels or {}).get("job-name") or (p.metadata.labels or {}).get("batch.kubernetes.io/job-name")
+        if owner in job_names:
+            pods.setdefault(owner, []).append(api.sanitize_for_serialization(p))
+    events: dict[str, list[dict[str, Any]]] = {}
+    for e in event_items:
+        if e.involved_object.name in job_names:
+            events.setdefault(e.involved_object.name, []).append(api.sanitize_for_serialization(e))
+    return pods, events
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the Jobs of one incident show: each Job's state and why, by Job name."""
+
+    progress: Mapping[str, machine.JobProgress]
+
+    def observed(self, incident: str, steps: list[dict[str, Any]], attempt: int, phases: tuple[str, ...]
+                 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+        """(phase, step) -> state, and -> why, found by the deterministic Job name (the restart-safety record)."""
+        states: dict[tuple[str, str], str] = {}
+        why: dict[tuple[str, str], str] = {}
+        for phase in phases:
+            for step in steps:
+                p = self.progress.get(jobkit.job_name(incident, phase, step["name"], attempt))
+                if p is not None:
+                    states[(phase, step["name"])] = p.state
+                    if p.why:
+                        why[(phase, step["name"])] = p.why
+        return states, why
+
+
+async def _seen(api: Any, namespace: str, incident: str, jobs: Mapping[str, Mapping[str, Any]],
+                recorded: Mapping[str, str]) -> Seen:
+    """Each Job's progress; pods and Events are read only for Jobs whose outcome status does not hold yet."""
+    open_jobs = {n for n, j in jobs.items()
+                 if machine.job_progress(j).state == "running" or n not in recorded}
+    pods, events = await _job_context(api, namespace, incident, open_jobs)
+    progress = {}
+    for n, j in jobs.items():
+        p = machine.job_progress(j, pods.get(n, []), events.get(n, []))
+        if p.state == "failed" and recorded.get(n):
+            p = replace(p, why=recorded[n])  # the reason found when it failed; Events expire
+        progress[n] = p
+    return Seen(progress)
+
+
+def _recorded_reasons(status: Mapping[str, Any]) -> dict[str, str]:
+    """Job name -> the reason status already holds for a finished step."""
+    out = {}
+    entries = [*((status.get("dryRun") or {}).get("steps") or []),
+               *((status.get("execution") or {}).get("steps") or []),
+               *((status.get("execution") or {}).get("rollbacks") or [])]
+    for s in entries:
+        if s.get("job") and s.get("result") in ("succeeded", "failed"):
+            out[s["job"]] = str(s.get("reason") or "")
     return out
 
 
@@ -174,15 +236,14 @@ def _job_times(job: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
     if not finished:
         finished = next(
             (c.get("lastTransitionTime") for c in status.get("conditions") or []
-             if c.get("type") == "Failed" and c.get("status") == "True"),
+             if c.get("type") in ("Failed", "FailureTarget") and c.get("status") == "True"),
             None,
         )
     return status.get("startTime"), finished
 
 
-def _log_tail(namespace: str, job_name: str) -> str:
-    """The last lines of the Job's pod, or an honest 'no log available' (fake kubelets keep none)."""
-    core = k8s.CoreV1Api(_client())
+def _log_tail_sync(api: Any, namespace: str, job_name: str) -> str:
+    core = k8s.CoreV1Api(api)
     try:
         pods = core.list_namespaced_pod(namespace, label_selector=f"job-name={job_name}").items
         if not pods:
@@ -193,29 +254,48 @@ def _log_tail(namespace: str, job_name: str) -> str:
         return NO_LOG
 
 
-def _create_job(manifest: dict[str, Any]) -> bool:
-    """Create the Job; False when it already exists (a restart or a concurrent advance made it)."""
+async def _log_tail(api: Any, namespace: str, job_name: str) -> str:
+    """The last lines of the Job's pod, or an honest 'no log available' (fake kubelets keep none)."""
+    return await asyncio.to_thread(_log_tail_sync, api, namespace, job_name)
+
+
+async def _create_job(api: Any, manifest: dict[str, Any]) -> tuple[bool, str | None]:
+    """Create the Job: (created, refusal). Not created when it exists already (a restart or a
+    concurrent advance made it); a refusal is the API server's reason why it never can be."""
     try:
-        k8s.BatchV1Api(_client()).create_namespaced_job(manifest["metadata"]["namespace"], manifest)
-        return True
+        await asyncio.to_thread(k8s.BatchV1Api(api).create_namespaced_job, manifest["metadata"]["namespace"], manifest)
+        return True, None
     except ApiException as exc:
         if exc.status == 409:
-            return False
+            return False, None
+        if exc.status in (400, 422):
+            return False, f"the API server refuses Job {manifest['metadata']['name']}: {_api_message(exc)}"
         raise
 
 
-def _patch_status(namespace: str, name: str, status: dict[str, Any], resource_version: str) -> bool:
-    """Merge-patch status, guarded by resourceVersion so a concurrent writer's change is never overwritten."""
-    body = {"metadata": {"resourceVersion": resource_version}, "status": status}
+def _api_message(exc: ApiException) -> str:
+    import json
+
     try:
-        k8s.CustomObjectsApi(_client()).patch_namespaced_custom_object_status(
-            GROUP, VERSION, namespace, "incidents", name, body
-        )
-        return True
-    except ApiException as exc:
-        if exc.status in (404, 409):
-            return False
-        raise
+        return str(json.loads(exc.body or "{}").get("message") or exc.reason)
+    except ValueError:
+        return str(exc.reason)
+
+
+async def _apply(api: Any, incident: Mapping[str, Any], changes: Mapping[str, Any]) -> bool:
+    """Apply everything this writer owns (dryRun, execution, Executing), `changes` over what status holds.
+
+    Guarded by the resourceVersion the incident was read at: False when another
+    writer changed it since, and the pass is redone on a fresh read.
+    """
+    meta = incident["metadata"]
+    body = st.owned_status(incident.get("status") or {}, changes, st.EXECUTION_KEYS, st.EXECUTION_CONDITIONS)
+    try:
+        await asyncio.to_thread(apply_status, api, GROUP, VERSION, "incidents", "Incident", meta["namespace"],
+                                meta["name"], body, st.EXECUTION_MANAGER, meta["resourceVersion"])
+    except Conflict:
+        return False
+    return True
 
 
 def _event(incident: Mapping[str, Any], reason: str, message: str, warning: bool = False) -> None:
@@ -228,16 +308,27 @@ def _event(incident: Mapping[str, Any], reason: str, message: str, warning: bool
 # -- the level-based advance --------------------------------------------------
 
 
-def advance(namespace: str, name: str, attempts: int = 5) -> None:
-    with _lock(namespace, name):
-        for _ in range(attempts):
-            if _advance_once(namespace, name):
+async def advance(memo: kopf.Memo, namespace: str, name: str) -> None:
+    async with _lock(memo, namespace, name):
+        for _ in range(ATTEMPTS):
+            if await _advance_once(_ctx(memo), namespace, name):
                 return
 
 
-def _advance_once(namespace: str, name: str) -> bool:
-    """One pass; False when the status patch lost a race and the pass must be redone."""
-    incident = _get_incident(namespace, name)
+def _dry_run_summary(results: list[dict[str, Any]]) -> str:
+    """What the dry-run waits for, or which dry-run failed and why: one sentence from the step results."""
+    failed = [r for r in results if r["result"] == "failed"]
+    if failed:
+        return "; ".join(f"the dry-run of {r['name']} failed" + (f": {r['reason']}" if r.get("reason") else "")
+                         for r in failed)
+    waiting = [r for r in results if r["result"] in ("running", "pending")]
+    return "; ".join(f"dry-run of {r['name']}: {r.get('reason') or 'starting'}" for r in waiting)
+
+
+async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
+    """One pass; False when the status write lost a race and the pass must be redone."""
+    api = ctx.api
+    incident = await _get_incident(api, namespace, name)
     if incident is None:
         return True
     status = incident.get("status") or {}
@@ -247,95 +338,125 @@ def _advance_once(namespace: str, name: str) -> bool:
     if not machine.has_work(status):
         return True  # novel/advisory, or no plan yet: nothing ever runs, not even dry-runs
 
-    steps, params, built_hash, why = _plan_steps(incident)
-    jobs = _list_jobs(namespace, name)
+    steps, params, built_hash, why_not = await _plan_steps(api, incident)
+    jobs = await _list_jobs(api, namespace, name)
+    seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status))
     uid = incident["metadata"]["uid"]
-    new_status: dict[str, Any] = {}
+    changes: dict[str, Any] = {}
     events: list[tuple[str, str, bool]] = []
+    refused: dict[tuple[str, str], str] = {}
 
     # (a) dry-run of an actionable plan whose Runbook still gives that plan: at
     # once with auto dry-run, else once an Approval of this plan was accepted
-    approval_settings, exec_settings = _settings()
-    account = exec_settings.executor_service_account
+    account = ctx.settings.executor_service_account
     runbook = rec.get("runbook")
     dry = dict(status.get("dryRun") or {})
     dry_decision = None
+    dry_why = ""
     plan_ok = built_hash is not None and built_hash == plan_hash
     # Only a recommendation this operator wrote for this incident leads to a Job.
     verified = machine.sealed(status_key(), uid, rec)
     # A resolved incident starts nothing new, dry-runs included.
     resolved = resolved_by(incident) is not None
     if (verified and not resolved and rec.get("mode") == "actionable" and plan_ok
-            and _dry_run_wanted(exec_settings, dry, execution, plan_hash)):
+            and _dry_run_wanted(ctx.settings, dry, execution, plan_hash)):
         if dry.get("planHash") != plan_hash:
             # Record the intent (plan, attempt) before creating Jobs, so a restart
             # in between looks for these exact Job names instead of new ones.
-            fresh = {"planHash": plan_hash, "attempt": int(dry.get("attempt", 0)) + 1, "steps": []}
-            _patch_status(namespace, name, {"dryRun": _replacing(dry, fresh)}, incident["metadata"]["resourceVersion"])
+            fresh = {"planHash": plan_hash, "attempt": int(dry.get("attempt", 0)) + 1, "steps": [],
+                     "reason": "starting the dry-run Jobs"}
+            await _apply(api, incident, {"dryRun": fresh})
             return False  # read again, with the intent recorded (or the race lost)
         attempt = int(dry["attempt"])
-        observed = _observed(jobs, name, steps, attempt, ("dryrun",))
-        dry_decision = machine.dry_run(steps, observed)
+        observed, why = seen.observed(name, steps, attempt, ("dryrun",))
+        dry_decision = machine.dry_run(steps, observed, why)
         for c in dry_decision.create:
             step = next(s for s in steps if s["name"] == c.step)
-            if _create_job(jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params,
-                                               service_account=account, plan_hash=plan_hash, runbook=runbook)):
+            manifest = jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params,
+                                           service_account=account, plan_hash=plan_hash, runbook=runbook)
+            created, refusal = await _create_job(api, manifest)
+            if created:
                 events.append(("DryRunStarted", f"dry-run of step {c.step} started", False))
+            elif refusal:
+                refused[("dryrun", c.step)] = refusal
+        if refused:
+            # A Job the API server refuses never exists: that dry-run failed, with the refusal as its reason.
+            dry_decision = machine.dry_run(steps, {**observed, **{k: "failed" for k in refused}}, {**why, **refused})
         old = {s.get("name"): s for s in dry.get("steps") or []}
         view = []
         for r in dry_decision.results:
             jname = jobkit.job_name(name, "dryrun", r["name"], attempt) if r["result"] != "skipped" else None
             entry = {"name": r["name"], "job": jname, "result": r["result"] if r["result"] != "pending" else "running"}
+            if r.get("reason"):
+                entry["reason"] = r["reason"]
             if r["result"] in ("succeeded", "failed"):
-                entry["logTail"] = old.get(r["name"], {}).get("logTail") or _log_tail(namespace, jname)
+                entry["logTail"] = old.get(r["name"], {}).get("logTail") or (
+                    await _log_tail(api, namespace, jname) if jname in jobs else NO_LOG)
                 if old.get(r["name"], {}).get("result") != r["result"]:
-                    events.append(("DryRun" + r["result"].capitalize(), f"dry-run of step {r['name']} {r['result']}",
+                    events.append(("DryRun" + r["result"].capitalize(), f"dry-run of step {r['name']} {r['result']}"
+                                   + (f": {r['reason']}" if r["result"] == "failed" and r.get("reason") else ""),
                                    r["result"] == "failed"))
             elif r["result"] == "skipped":
                 entry["logTail"] = "no dry-run command"
             view.append(entry)
-        if view != dry.get("steps"):
-            new_status["dryRun"] = {**dry, "steps": view, "done": dry_decision.done, "ok": dry_decision.ok}
+        dry_why = _dry_run_summary([{**r, "reason": v.get("reason")} for r, v in zip(dry_decision.results, view)])
+        new_dry = {**{k: v for k, v in dry.items() if k != "reason"}, "steps": view, "done": dry_decision.done,
+                   "ok": dry_decision.ok, **({"reason": dry_why} if dry_why else {})}
+        if new_dry != dry:
+            changes["dryRun"] = new_dry
 
     # (c) execution of the approved plan
     if execution and execution.get("state") not in machine.TERMINAL and not verified:
         if execution.get("reason") != UNSEALED:
-            new_status["execution"] = {"reason": UNSEALED}
+            changes["execution"] = {**execution, "reason": UNSEALED}
     elif execution and execution.get("state") not in machine.TERMINAL:
         ex = dict(execution)
         attempt = int(ex.get("attempt", 1))
+        observed, why = seen.observed(name, steps, attempt, ("run", "rollback"))
         if ex.get("planHash") != built_hash or ex.get("planHash") != plan_hash:
             # The approved plan is no longer what the Runbook/recommendation gives: stop, run nothing new.
             decision = machine.RunDecision(
                 machine.STOPPED if not _any_run_job(jobs, name, attempt) else machine.FAILED,
                 None,
-                f"the approved plan {ex.get('planHash')} changed ({why or 'now ' + str(built_hash)}); nothing more runs",
+                f"the approved plan {ex.get('planHash')} changed ({why_not or 'now ' + str(built_hash)}); nothing more runs",
             )
         else:
-            observed = _observed(jobs, name, steps, attempt, ("run", "rollback"))
             dry_done = bool(dry_decision and dry.get("planHash") == plan_hash and dry_decision.done)
             # The approval is re-derived from the Approval objects, never taken from status.
             unverified = machine.verify_approvals(
-                ex, _evidence(incident, jobs, attempt, built_hash, steps), _now(), approval_settings)
-            decision = machine.run(
-                rec.get("mode", ""), steps, approved=unverified is None,
-                stopped=bool(ex.get("stopped")) or unverified is not None,
-                dry_run_done=dry_done, dry_run_ok=bool(dry_decision and dry_decision.ok), observed=observed,
-            )
-            if unverified is not None and not ex.get("stopped") and decision.create is None:
-                decision = replace(decision, reason=f"nothing runs: {unverified}")
-        if decision.create is not None:
-            step = next(s for s in steps if s["name"] == decision.create.step)
-            fail = None
-            if (_simulated_failure_allowed() and decision.create.phase == "run"
-                    and (incident["metadata"].get("annotations") or {}).get(SIMULATE_FAIL_ANNOTATION) == step["name"]):
-                fail = "fail"
-            manifest = jobkit.job_manifest(name, namespace, uid, step, decision.create.phase, attempt, params,
-                                           service_account=account, fail_label=fail, plan_hash=plan_hash,
-                                           runbook=runbook, approvals=ex.get("approvals") or [ex.get("approval")])
-            if _create_job(manifest):
-                verb = "rollback of step" if decision.create.phase == "rollback" else "step"
-                events.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
+                ex, await _evidence(api, incident, jobs, attempt, built_hash, steps), ctx.now, ctx.approval)
+
+            def decide() -> machine.RunDecision:
+                d = machine.run(
+                    rec.get("mode", ""), steps, approved=unverified is None,
+                    stopped=bool(ex.get("stopped")) or unverified is not None,
+                    dry_run_done=dry_done, dry_run_ok=bool(dry_decision and dry_decision.ok), observed=observed,
+                    why=why, dry_run_why=dry_why,
+                )
+                if unverified is not None and not ex.get("stopped") and d.create is None:
+                    d = replace(d, reason=f"nothing runs: {unverified}")
+                return d
+
+            decision = decide()
+            while decision.create is not None:
+                step = next(s for s in steps if s["name"] == decision.create.step)
+                fail = None
+                if (_simulated_failure_allowed() and decision.create.phase == "run"
+                        and (incident["metadata"].get("annotations") or {}).get(SIMULATE_FAIL_ANNOTATION) == step["name"]):
+                    fail = "fail"
+                manifest = jobkit.job_manifest(name, namespace, uid, step, decision.create.phase, attempt, params,
+                                               service_account=account, fail_label=fail, plan_hash=plan_hash,
+                                               runbook=runbook, approvals=ex.get("approvals") or [ex.get("approval")])
+                created, refusal = await _create_job(api, manifest)
+                if created:
+                    verb = "rollback of step" if decision.create.phase == "rollback" else "step"
+                    events.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
+                if refusal is None:
+                    break
+                # Refused for good: that step failed, and the machine decides again (a rollback, or the end).
+                key = (decision.create.phase, decision.create.step)
+                observed, why = {**observed, key: "failed"}, {**why, key: refusal}
+                decision = decide()
         ex["steps"] = _view(jobs, name, attempt, "run", decision.steps)
         ex["rollbacks"] = _view(jobs, name, attempt, "rollback", decision.rollbacks)
         for kind, old_list, new_list in (("Step", execution.get("steps") or [], ex["steps"]),
@@ -343,35 +464,35 @@ def _advance_once(namespace: str, name: str) -> bool:
             before = {s.get("name"): s.get("result") for s in old_list}
             for s in new_list:
                 if s["result"] in ("succeeded", "failed") and before.get(s["name"]) != s["result"]:
-                    events.append((f"{kind}{s['result'].capitalize()}", f"{kind.lower()} {s['name']} {s['result']}",
+                    events.append((f"{kind}{s['result'].capitalize()}", f"{kind.lower()} {s['name']} {s['result']}"
+                                   + (f": {s['reason']}" if s["result"] == "failed" and s.get("reason") else ""),
                                    s["result"] == "failed"))
         # Approved but waiting (for dry-runs) is still a run in progress.
         state = {"Pending": machine.RUNNING, "Refused": machine.FAILED}.get(decision.state, decision.state)
         ex["state"] = state
         ex["reason"] = decision.reason
         if ex != execution:
-            new_status["execution"] = ex
+            changes["execution"] = ex
         conds, _ = set_condition(
-            status.get("conditions") or [], "Executing", state == machine.RUNNING, state, decision.reason,
-            int(incident["metadata"].get("generation", 0)), _now(),
+            status.get("conditions") or [], st.EXECUTING, state == machine.RUNNING, state, decision.reason,
+            int(incident["metadata"].get("generation", 0)), ctx.now,
         )
-        # Compared without timestamps, so an unchanged condition is not rewritten; a
-        # condition another writer dropped is put back on the next pass.
+        # Compared without timestamps, so an unchanged condition is not rewritten.
         if _strip(conds) != _strip(status.get("conditions") or []):
-            new_status["conditions"] = conds
+            changes["conditions"] = conds
         if ex != execution:
             if state in machine.TERMINAL and execution.get("state") != state:
                 events.append((f"Execution{state}", decision.reason, state != machine.SUCCEEDED))
 
-    if new_status and not _patch_status(namespace, name, new_status, incident["metadata"]["resourceVersion"]):
+    if changes and not await _apply(api, incident, changes):
         return False
     for reason, message, warning in events:
         _event(incident, reason, message, warning)
     return True
 
 
-def _evidence(incident: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]], attempt: int,
-              built_hash: str | None, steps: list[dict[str, Any]]) -> machine.RunEvidence:
+async def _evidence(api: Any, incident: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]], attempt: int,
+                    built_hash: str | None, steps: list[dict[str, Any]]) -> machine.RunEvidence:
     """What the cluster itself shows about this run: Approvals, the recomputed plan, the Jobs made so far."""
     meta = incident["metadata"]
     started: list[datetime] = []
@@ -387,7 +508,7 @@ def _evidence(incident: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]]
         else:
             used.update(jobkit.approvals_of(job))
     return machine.RunEvidence(
-        incident=incident, approvals=_list_approvals(meta["namespace"], meta["name"]), plan_hash=built_hash,
+        incident=incident, approvals=await _list_approvals(api, meta["namespace"], meta["name"]), plan_hash=built_hash,
         plan_risk=machine.plan_risk(steps), started_at=min(started) if started else None, used_before=frozenset(used),
     )
 
@@ -401,11 +522,6 @@ def _dry_run_wanted(exec_settings: ExecutionSettings, dry: Mapping[str, Any], ex
 
 def _strip(conditions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in c.items() if k != "lastTransitionTime"} for c in conditions]
-
-
-def _replacing(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """A merge patch that replaces `old` by `new`: keys only the old run had are deleted (null)."""
-    return {**{k: None for k in old if k not in new}, **new}
 
 
 def _any_run_job(jobs: Mapping[str, Any], incident: str, attempt: int) -> bool:
@@ -422,108 +538,88 @@ def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, resu
         jname = jobkit.job_name(incident, phase, r["name"], attempt)
         job = jobs.get(jname)
         started, finished = _job_times(job)
-        out.append({
+        entry = {
             "name": r["name"], "phase": phase, "job": jname if job else None, "result": r["result"],
             "startedAt": started, "finishedAt": finished if r["result"] in ("succeeded", "failed") else None,
-        })
+        }
+        if r.get("reason"):
+            entry["reason"] = r["reason"]
+        out.append(entry)
     return out
 
 
-# -- Kopf wiring --------------------------------------------------------------
+# -- Approvals ----------------------------------------------------------------
 
 
-def incident_event(type: str | None, name: str, namespace: str, status: Mapping[str, Any], **_: Any) -> None:
-    if type == "DELETED":
-        return
-    # Most events (a new Incident, a novel or advisory one) have nothing to run:
-    # the event's own copy says so without another GET, which on a new
-    # Incident's path is a third of the time to its first answer.
-    if not machine.has_work(status):
-        return
-    advance(namespace, name)
-
-
-def job_event(type: str | None, meta: Mapping[str, Any], namespace: str, **_: Any) -> None:
-    if type == "DELETED":
-        return
-    metrics.job_seen(_.get("body") or {})  # metrics: counts a finished Job once
-    incident = (meta.get("annotations") or {}).get("recall.dev/incident-name") or meta["labels"][jobkit.LABEL_INCIDENT]
-    advance(namespace, incident)
-
-
-def _list_approvals(namespace: str, incident: str) -> list[dict[str, Any]]:
-    items = k8s.CustomObjectsApi(_client()).list_namespaced_custom_object(GROUP, VERSION, namespace, "approvals")
+async def _list_approvals(api: Any, namespace: str, incident: str) -> list[dict[str, Any]]:
+    items = await asyncio.to_thread(
+        k8s.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, namespace, "approvals")
     return [a for a in items.get("items") or [] if (a.get("spec") or {}).get("incident") == incident]
 
 
-def _mark_counted(namespace: str, names: list[str], own: str, approvals: list[dict[str, Any]], reason: str) -> None:
+async def _set_approval_state(api: Any, namespace: str, name: str, state: str, reason: str) -> None:
+    try:
+        await asyncio.to_thread(
+            k8s.CustomObjectsApi(api).patch_namespaced_custom_object_status,
+            GROUP, VERSION, namespace, "approvals", name, {"status": {"state": state, "reason": reason}},
+        )
+        metrics.approval(state)  # metrics
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+
+
+async def _mark_counted(api: Any, namespace: str, names: list[str], own: str, approvals: list[dict[str, Any]],
+                        reason: str) -> None:
     """The Pending Approvals this run counted are Accepted now (best effort: the execution records them all)."""
     by_name = {(a.get("metadata") or {}).get("name"): a for a in approvals}
     for other in names:
         if other == own or ((by_name.get(other) or {}).get("status") or {}).get("state") != "Pending":
             continue
-        try:
-            k8s.CustomObjectsApi(_client()).patch_namespaced_custom_object_status(
-                GROUP, VERSION, namespace, "approvals", other,
-                {"status": {"state": "Accepted", "reason": f"{reason} (counted when {own} arrived)"}},
-            )
-            metrics.approval("Accepted")  # metrics
-        except ApiException as exc:
-            if exc.status != 404:
-                raise
+        await _set_approval_state(api, namespace, other, "Accepted", f"{reason} (counted when {own} arrived)")
 
 
-def _mark_lapsed(namespace: str, approvals: list[dict[str, Any]], settings: ApprovalSettings) -> None:
+async def _mark_lapsed(ctx: Ctx, namespace: str, approvals: list[dict[str, Any]]) -> None:
     """Pending Approvals whose time ran out before enough approvers came say so (best effort).
 
     They stopped counting when they expired whatever their status says; this
     only keeps `kubectl get approvals` from showing them Pending for ever.
     """
-    for name in lapsed_pending(approvals, _now(), settings):
-        try:
-            k8s.CustomObjectsApi(_client()).patch_namespaced_custom_object_status(
-                GROUP, VERSION, namespace, "approvals", name,
-                {"status": {"state": "Expired", "reason": (
-                    f"no further approver came within {settings.approval_ttl}; it no longer counts, approve again")}},
-            )
-            metrics.approval("Expired")  # metrics
-        except ApiException as exc:
-            if exc.status != 404:
-                raise
+    for name in lapsed_pending(approvals, ctx.now, ctx.approval):
+        await _set_approval_state(ctx.api, namespace, name, "Expired", (
+            f"no further approver came within {ctx.approval.approval_ttl}; it no longer counts, approve again"))
 
 
-def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
-                     patch: kopf.Patch, body: Mapping[str, Any], **_: Any) -> None:
+async def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+                           patch: kopf.Patch, body: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> None:
     if status.get("state"):
         return  # judged already; an Approval is immutable, so the verdict is too
     incident_name = spec["incident"]
-    approval_settings, _exec = _settings()
     approval = {"metadata": dict(body.get("metadata") or {}), "spec": dict(spec)}
-    with _lock(namespace, incident_name):
-        for _try in range(5):
-            incident = _get_incident(namespace, incident_name)
+    async with _lock(memo, namespace, incident_name):
+        for _try in range(ATTEMPTS):
+            ctx = _ctx(memo)
+            incident = await _get_incident(ctx.api, namespace, incident_name)
             if incident is None:
                 patch.status["state"] = "Refused"
                 patch.status["reason"] = f"no Incident {incident_name} in namespace {namespace}"
                 metrics.approval("Refused")  # metrics
                 return
-            st = incident.get("status") or {}
-            others = _list_approvals(namespace, incident_name)
-            policy = machine.Policy(approval, incident, others, _now(), approval_settings)
-            verdict = machine.judge_approval(name, spec, st.get("recommendation"), st.get("execution"), policy)
-            if verdict.execution is None or _patch_status(
-                namespace, incident_name, {"execution": _replacing(st.get("execution") or {}, verdict.execution)},
-                incident["metadata"]["resourceVersion"],
-            ):
+            st_ = incident.get("status") or {}
+            others = await _list_approvals(ctx.api, namespace, incident_name)
+            policy = machine.Policy(approval, incident, others, ctx.now, ctx.approval)
+            verdict = machine.judge_approval(name, spec, st_.get("recommendation"), st_.get("execution"), policy)
+            # A new execution replaces the old one whole: every key of it is this writer's.
+            if verdict.execution is None or await _apply(ctx.api, incident, {"execution": verdict.execution}):
                 break
         else:
             raise kopf.TemporaryError("the incident kept changing; judging the approval again", delay=2)
         if verdict.execution is not None:
-            _mark_counted(namespace, verdict.execution.get("approvals") or [], name, others, verdict.reason)
-        _mark_lapsed(namespace, [o for o in others if (o.get("metadata") or {}).get("name") != name], approval_settings)
+            await _mark_counted(ctx.api, namespace, verdict.execution.get("approvals") or [], name, others, verdict.reason)
+        await _mark_lapsed(ctx, namespace, [o for o in others if (o.get("metadata") or {}).get("name") != name])
     patch.status["state"] = verdict.state
     patch.status["reason"] = verdict.reason
-    deadline = expires_at(approval, approval_settings)
+    deadline = expires_at(approval, ctx.approval)
     if verdict.state == "Pending" and deadline is not None:
         # A reader sees when this one stops counting unless enough others come first.
         patch.status["expiresAt"] = deadline.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -531,12 +627,68 @@ def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status:
     _event(incident, f"Approval{verdict.state}", f"approval {name}: {verdict.reason}",
            verdict.state not in ("Accepted", "Pending"))
     if verdict.execution is not None:
-        advance(namespace, incident_name)
+        await advance(memo, namespace, incident_name)
 
 
-def execution_startup(logger: Any, **_: Any) -> None:
+# -- Kopf wiring --------------------------------------------------------------
+
+
+async def incident_event(type: str | None, name: str, namespace: str, status: Mapping[str, Any], memo: kopf.Memo,
+                         **_: Any) -> None:
+    if type == "DELETED":
+        return
+    # Most events (a new Incident, a novel or advisory one) have nothing to run:
+    # the event's own copy says so without another GET, which on a new
+    # Incident's path is a third of the time to its first answer.
+    if not machine.has_work(status):
+        return
+    await advance(memo, namespace, name)
+
+
+async def job_event(type: str | None, meta: Mapping[str, Any], namespace: str, body: Mapping[str, Any],
+                    memo: kopf.Memo, **_: Any) -> None:
+    if type == "DELETED":
+        return
+    metrics.job_seen(body)  # metrics: counts a finished Job once
+    await advance(memo, namespace, _incident_of(meta))
+
+
+def _incident_of(job_meta: Mapping[str, Any]) -> str:
+    return str((job_meta.get("annotations") or {}).get("recall.dev/incident-name")
+               or (job_meta.get("labels") or {})[jobkit.LABEL_INCIDENT])
+
+
+def _about_a_job(body: Mapping[str, Any], **_: Any) -> bool:
+    """Warnings about a Job (FailedCreate and the like): the Job object itself does not change for them."""
+    involved = body.get("involvedObject") or {}
+    return body.get("type") == "Warning" and involved.get("kind") == "Job"
+
+
+async def job_warning(type: str | None, body: Mapping[str, Any], namespace: str, memo: kopf.Memo, **_: Any) -> None:
+    """A Warning Event about a Job: if it is one of ours, its incident's status says why within seconds."""
+    if type == "DELETED":
+        return
+    job_name = (body.get("involvedObject") or {}).get("name")
+    try:
+        job = await asyncio.to_thread(k8s.BatchV1Api(memo.api).read_namespaced_job, job_name, namespace)
+    except ApiException as exc:
+        if exc.status == 404:
+            return
+        raise
+    meta = job.metadata
+    if jobkit.LABEL_INCIDENT not in (meta.labels or {}):
+        return  # someone else's Job
+    await advance(memo, namespace, _incident_of({"annotations": meta.annotations, "labels": meta.labels}))
+
+
+async def execution_startup(memo: kopf.Memo, logger: Any, **_: Any) -> None:
     # A wrong policy value stops start-up here, with the variable named.
-    approval_settings, exec_settings = load_policy()
+    approval_settings, exec_settings = load_policy(memo)
+    if memo.get("api") is None:  # the execution handlers alone (tests, `kopf run -m`): a client of their own
+        memo.api = api_client()
+        memo.execution_owns_api = True
+    memo.execution_locks = {}
+    memo.clock = clock(memo)
     logger.info(
         f"approval policy: four-eyes {'on' if approval_settings.four_eyes else 'off'}, "
         f"approvals expire after {approval_settings.approval_ttl or 'never'}; "
@@ -546,39 +698,49 @@ def execution_startup(logger: Any, **_: Any) -> None:
     )
 
 
+async def execution_cleanup(memo: kopf.Memo, **_: Any) -> None:
+    api = memo.pop("api", None) if memo.get("execution_owns_api") else None
+    if api is not None:
+        api.close()
+
+
 RESYNC_SECONDS = 5.0
 
 
-def in_progress(status: Mapping[str, Any], **_: Any) -> bool:
+def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
     """Whether an Incident has a dry-run or an execution that is not finished."""
     rec = status.get("recommendation") or {}
     dry = status.get("dryRun") or {}
     ex = status.get("execution") or {}
     dry_pending = rec.get("mode") == "actionable" and (dry.get("planHash") != rec.get("planHash") or not dry.get("done"))
-    if dry_pending and not _settings()[1].auto_dry_run:
+    policy = memo.get("execution_policy")
+    if dry_pending and policy is not None and not policy.auto_dry_run:
         dry_pending = dry.get("planHash") == rec.get("planHash") or (
             ex.get("planHash") == rec.get("planHash") and bool(ex.get("approval")) and not ex.get("stopped"))
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
 
 
-def incident_resync(name: str, namespace: str, **_: Any) -> None:
+async def incident_resync(name: str, namespace: str, memo: kopf.Memo, **_: Any) -> None:
     # Event handlers are not retried when they fail (an API timeout, a lost
     # race), so a periodic pass keeps an unfinished run from stalling.
-    advance(namespace, name)
+    await advance(memo, namespace, name)
 
 
 def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
-    """Attach this module's handlers to `registry`.
+    """Attach this module's handlers (and the lifecycle writer) to `registry`.
 
     A function rather than bare decorators so a test can run these handlers
     alone in a registry of their own, whatever else the test process imported.
     """
     kopf.on.startup(registry=registry, errors=kopf.ErrorsMode.PERMANENT)(execution_startup)
+    kopf.on.cleanup(registry=registry)(execution_cleanup)
     kopf.on.event(GROUP, VERSION, "incidents", registry=registry)(incident_event)
     kopf.on.event("batch", "v1", "jobs", labels={jobkit.LABEL_INCIDENT: kopf.PRESENT}, registry=registry)(job_event)
+    kopf.on.event("v1", "events", when=_about_a_job, registry=registry)(job_warning)
     kopf.timer(GROUP, VERSION, "incidents", interval=RESYNC_SECONDS, when=in_progress, registry=registry)(incident_resync)
     kopf.on.create(GROUP, VERSION, "approvals", registry=registry)(approval_created)
     kopf.on.resume(GROUP, VERSION, "approvals", registry=registry)(approval_created)
+    lifecycle.register(registry)
     return registry
 
 

@@ -47,8 +47,9 @@ from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator import metrics
-from recall_operator.handlers import catalog, status_key
+from recall_operator.handlers import catalog, clock, status_key
 from recall_operator.kube import status as st
+from recall_operator.kube.client import Conflict, apply_status
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
 from recall_operator.replay import recall_query
 
@@ -58,6 +59,8 @@ kopf_logger = logging.getLogger("recall_operator.handlers.incident")
 REEVALUATE_SECONDS = 10.0
 # Optimistic-concurrency retries when two outcomes update one Runbook at once.
 RUNBOOK_CONFLICT_RETRIES = 8
+# Answers redone when another writer changed the incident's status meanwhile.
+CONFLICT_RETRIES = 4
 
 
 def _now() -> datetime:
@@ -100,29 +103,21 @@ def _post_direct(api: Any, body: Mapping[str, Any], change: st.StatusChange) -> 
             kopf_logger.warning(f"could not post event {reason} on {meta['namespace']}/{meta['name']}: {exc.status} {exc.reason}")
 
 
-def _status_body(change: st.StatusChange) -> dict[str, Any]:
-    # A null inside a list element is dropped by the API server (merge patches
-    # replace lists whole), so it is dropped here too. Nulls in maps stay:
-    # they delete old keys.
-    return {k: st.prune_none(v) if isinstance(v, list) else v for k, v in change.patch.items()}
+async def _write_status(api: Any, namespace: str, name: str, current: Mapping[str, Any], change: st.StatusChange,
+                        resource_version: str | None) -> bool:
+    """Apply everything triage owns in status (server-side apply, its own field manager).
 
-
-async def _write_status(api: Any, namespace: str, name: str, change: st.StatusChange,
-                        resource_version: str | None = None) -> bool:
-    """Merge-patch status; with a resourceVersion, only if the incident is still that version.
-
-    False when the incident is gone, or (with a resourceVersion) changed since.
+    `current` is the status the change was computed from: the fields triage
+    owns and does not change now are sent again as they are, or the API server
+    would remove them. Guarded by `resource_version` (the version `current`
+    was read at): False when the incident changed since, or is gone.
     """
-    body: dict[str, Any] = {"status": _status_body(change)}
-    if resource_version is not None:
-        body["metadata"] = {"resourceVersion": resource_version}
-    objects = k8s_client.CustomObjectsApi(api)
+    body = st.owned_status(current, change.patch, st.TRIAGE_KEYS, st.TRIAGE_CONDITIONS)
     try:
-        await asyncio.to_thread(objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace, PLURAL, name, body)
-    except k8s_client.ApiException as exc:
-        if exc.status == 404 or (exc.status == 409 and resource_version is not None):
-            return False
-        raise
+        await asyncio.to_thread(apply_status, api, GROUP, VERSION, PLURAL, "Incident", namespace, name, body,
+                                st.TRIAGE_MANAGER, resource_version)
+    except Conflict:
+        return False
     return True
 
 
@@ -156,7 +151,7 @@ async def triage(
     return assessment, plan, error
 
 
-async def _update_runbook(api: Any, namespace: str, name: str, incident: str, outcome: str) -> bool:
+async def _update_runbook(api: Any, namespace: str, name: str, incident: str, outcome: str, now: datetime) -> bool:
     """Count one outcome in Runbook.status; a conflicting writer makes us re-read and retry."""
     from kubernetes.client import CustomObjectsApi
     from kubernetes.client.exceptions import ApiException
@@ -171,7 +166,7 @@ async def _update_runbook(api: Any, namespace: str, name: str, incident: str, ou
             if exc.status == 404:
                 return False
             raise
-        new = st.runbook_counts_status(current.get("status") or {}, incident, outcome, _now())
+        new = st.runbook_counts_status(current.get("status") or {}, incident, outcome, now)
         if new is None:
             return True
         body = {"metadata": {"resourceVersion": current["metadata"]["resourceVersion"]}, "status": new}
@@ -230,7 +225,7 @@ async def consolidate(
     opener: str | None = None,
 ) -> st.StatusChange:
     key = st.resolution_key(resolution)
-    now = _now()
+    now = clock(memo)()
     # A runbook success counts only where this operator ran that runbook for this incident.
     res = remembered_outcome(Resolution.model_validate(dict(resolution)), ctx.catalog, status, opener)
     memory: MemoryBackend | None = memo.get("memory")
@@ -253,7 +248,7 @@ async def consolidate(
     runbooks = list(ctx.catalog)
     for rb in sorted({*runbooks, *([res.runbook] if res.runbook else [])}):
         outcome = runbook_outcome(res, rb)
-        if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome):
+        if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now):
             counted.append(rb)
     return st.consolidated_status(status, key, memory.name, counted, generation, now)
 
@@ -280,7 +275,7 @@ async def evaluate(
     """
     generation = int(meta.get("generation") or 0)
     status = dict(status)
-    now = _now()
+    now = clock(memo)()
     raw_spec = dict(spec)
     resolution = current_outcome(raw_spec)  # the newest correction, else the recorded outcome
     try:
@@ -349,11 +344,26 @@ async def incident_reconcile(
     if answered(spec, status, meta) and (namespace, name) not in _retries(memo):
         return
     try:
-        async with _lock(memo, meta):
-            change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
-            # No resourceVersion: this event's spec is the newest the watch has seen.
-            if change is not None and not change.empty and await _write_status(memo.api, namespace, name, change):
-                _post(body, change)
+        for _attempt in range(CONFLICT_RETRIES):
+            async with _lock(memo, meta):
+                change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
+                if change is None or change.empty:
+                    break
+                # Guarded by this event's version: another writer's status (execution,
+                # lifecycle) since then makes it read the incident again and redo.
+                if await _write_status(memo.api, namespace, name, status, change, meta.get("resourceVersion")):
+                    _post(body, change)
+                    break
+            fresh = await _read(memo.api, namespace, name)
+            if fresh is None or (fresh.get("metadata") or {}).get("uid") != meta.get("uid"):
+                break
+            spec, status, meta = fresh.get("spec") or {}, fresh.get("status") or {}, fresh["metadata"]
+            if answered(spec, status, meta):
+                break
+        else:
+            # Still changing under every answer: the loop's next pass answers it.
+            _retries(memo).add((namespace, name))
+            return
     except Exception:
         # Kopf retries no watching handler: the loop's next pass answers it instead.
         _retries(memo).add((namespace, name))
@@ -361,6 +371,18 @@ async def incident_reconcile(
         kopf_logger.exception(f"answering incident {namespace}/{name} failed; the next re-evaluation pass retries")
         return
     _retries(memo).discard((namespace, name))
+
+
+async def _read(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
+    objects = k8s_client.CustomObjectsApi(api)
+    try:
+        found: dict[str, Any] = await asyncio.to_thread(
+            objects.get_namespaced_custom_object, GROUP, VERSION, namespace, PLURAL, name)
+    except k8s_client.ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+    return found
 
 
 def _retries(memo: kopf.Memo) -> set[tuple[str, str]]:
@@ -438,7 +460,7 @@ async def reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapp
         if change is None or change.empty:
             _retries(memo).discard(key)
             return False
-        written = await _write_status(memo.api, meta["namespace"], meta["name"], change, meta["resourceVersion"])
+        written = await _write_status(memo.api, meta["namespace"], meta["name"], status, change, meta["resourceVersion"])
         if written:
             _retries(memo).discard(key)
     if written:

@@ -24,3 +24,37 @@ def api_client(pool_size: int | None = None) -> Any:
     if pool_size:
         configuration.connection_pool_maxsize = pool_size
     return client.ApiClient(configuration)
+
+
+class Conflict(Exception):
+    """The object changed since the resourceVersion a write was guarded by, or it is gone."""
+
+
+def apply_status(api: Any, group: str, version: str, plural: str, kind: str, namespace: str, name: str,
+                 status: dict[str, Any], manager: str, resource_version: str | None = None) -> dict[str, Any]:
+    """Server-side apply of `status` to an object's status subresource, as field manager `manager`.
+
+    The API server keeps, per manager, the fields it sent last: whatever this
+    manager sent before and leaves out now is removed, and fields other
+    managers own are left alone. So a manager sends everything it owns on
+    every apply, and two writers never undo each other. `force` is set: this
+    manager's word wins over anyone who wrote the same field by other means.
+    With a resourceVersion the apply is refused (Conflict) if the object
+    changed since; Conflict too when the object is gone. Returns the object.
+    """
+    from kubernetes import client
+
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if resource_version is not None:
+        metadata["resourceVersion"] = resource_version
+    body = {"apiVersion": f"{group}/{version}", "kind": kind, "metadata": metadata, "status": status}
+    try:
+        result: dict[str, Any] = client.CustomObjectsApi(api).patch_namespaced_custom_object_status(
+            group, version, namespace, plural, name, body,
+            field_manager=manager, force=True, _content_type="application/apply-patch+yaml",
+        )
+    except client.ApiException as exc:
+        if exc.status in (404, 409):
+            raise Conflict(f"{plural}/{name}: {exc.status} {exc.reason}") from exc
+        raise
+    return result

@@ -26,6 +26,21 @@ TRIAGED = "Triaged"
 AWAITING_APPROVAL = "AwaitingApproval"
 MEMORY_AVAILABLE = "MemoryAvailable"
 RESOLVED = "Resolved"
+EXECUTING = "Executing"
+READY = "Ready"
+
+# One field manager per writer of Incident status (server-side apply). Each
+# sends, on every write, all the fields it owns and only those: what it leaves
+# out is removed, what the others own is never touched.
+TRIAGE_MANAGER = "recall-triage"
+TRIAGE_KEYS = ("observedGeneration", "dna", "matches", "recommendation", "memory")
+TRIAGE_CONDITIONS = (TRIAGED, AWAITING_APPROVAL, MEMORY_AVAILABLE, RESOLVED)
+EXECUTION_MANAGER = "recall-execution"
+EXECUTION_KEYS = ("dryRun", "execution")
+EXECUTION_CONDITIONS = (EXECUTING,)
+LIFECYCLE_MANAGER = "recall-lifecycle"
+LIFECYCLE_KEYS = ("phase",)
+LIFECYCLE_CONDITIONS = (READY,)
 
 # How many incidents a Runbook remembers having counted: a consolidation that
 # is retried after a crash finds itself here and is not counted twice. A retry
@@ -40,6 +55,27 @@ def prune_none(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [prune_none(v) for v in value]
     return value
+
+
+def owned_status(current: Mapping[str, Any], changes: Mapping[str, Any], keys: Sequence[str],
+                 condition_types: Sequence[str]) -> dict[str, Any]:
+    """Everything one writer owns in status: its keys and its conditions, `changes` over `current`.
+
+    What a server-side apply of this writer must send so that the unchanged
+    fields it owns stay: a key of `keys` missing here would be removed.
+    Conditions of other types are left out (their writers own them); null
+    values are left out too (a field this writer no longer sends is removed).
+    """
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = changes[key] if key in changes else current.get(key)
+        if value is not None:
+            out[key] = prune_none(value)
+    conditions = changes["conditions"] if "conditions" in changes else current.get("conditions") or []
+    own = [prune_none(c) for c in conditions if c.get("type") in condition_types]
+    if own:
+        out["conditions"] = own
+    return out
 
 
 def dna_status(dimensions: Sequence[Dimension]) -> dict[str, dict[str, Any]]:

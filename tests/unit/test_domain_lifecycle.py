@@ -1,0 +1,100 @@
+"""domain.lifecycle: one row per situation an Incident can be in, with the phase and Ready it must show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from recall_operator.domain.lifecycle import PHASES, lifecycle
+
+PLAN = "abc123"
+ACTIONABLE = {"mode": "actionable", "planHash": PLAN, "runbook": "cart-recycle"}
+TRIAGED_OK = {"type": "Triaged", "status": "True", "reason": "Actionable", "message": "actionable"}
+RESOLUTION = {"summary": "recycled cart", "confirmedBy": "alice"}
+
+
+def status(**fields: Any) -> dict[str, Any]:
+    return {"conditions": [TRIAGED_OK], **fields}
+
+
+def run(state: str, reason: str = "", started: bool = True, plan: str = PLAN) -> dict[str, Any]:
+    steps = [{"name": "snapshot", "job": "inc-run-snapshot-1" if started else None, "result": "running"}]
+    return {"planHash": plan, "state": state, "reason": reason, "steps": steps, "rollbacks": []}
+
+
+# (id, spec, status, phase, ready, reason, words the message must hold)
+ROWS: list[tuple[str, dict[str, Any], dict[str, Any], str | None, bool, str, tuple[str, ...]]] = [
+    ("new", {}, {}, None, False, "Triaging", ("first recommendation",)),
+    ("invalid spec", {}, {"conditions": [{"type": "Triaged", "status": "False", "reason": "InvalidSpec",
+                                          "message": "spec.severity: bad"}]},
+     None, False, "InvalidSpec", ("spec.severity",)),
+    ("novel", {}, status(recommendation={"mode": "novel"}), "Triaged", False, "NeedsDecision", ("novel",)),
+    ("advisory", {}, status(recommendation={"mode": "advisory", "planHash": PLAN}),
+     "Triaged", False, "NeedsDecision", ("person decides",)),
+    ("dry-run waits for its pod", {}, status(
+        recommendation=ACTIONABLE,
+        dryRun={"planHash": PLAN, "done": False, "reason": 'dry-run of snapshot: serviceaccount "x" not found'}),
+     "DryRun", False, "DryRunRunning", ('serviceaccount "x" not found',)),
+    ("dry-run done", {}, status(recommendation=ACTIONABLE, dryRun={"planHash": PLAN, "done": True, "ok": True}),
+     "AwaitingApproval", False, "AwaitingApproval", (PLAN, "cart-recycle")),
+    ("dry-run of an older plan", {}, status(recommendation=ACTIONABLE,
+                                            dryRun={"planHash": "old", "done": False}),
+     "AwaitingApproval", False, "AwaitingApproval", (PLAN,)),
+    ("no auto dry-run", {}, status(recommendation=ACTIONABLE), "AwaitingApproval", False, "AwaitingApproval", ()),
+    ("dry-run failed", {}, status(recommendation=ACTIONABLE, dryRun={
+        "planHash": PLAN, "done": True, "ok": False, "reason": "the dry-run of snapshot failed: DeadlineExceeded"}),
+     "Failed", False, "DryRunFailed", ("DeadlineExceeded",)),
+    ("approved, dry-run still running", {}, status(
+        recommendation=ACTIONABLE, dryRun={"planHash": PLAN, "done": False},
+        execution=run("Running", "waiting for the dry-run Jobs to finish", started=False)),
+     "DryRun", False, "DryRunRunning", ("dry-run Jobs",)),
+    ("step waits", {}, status(recommendation=ACTIONABLE, dryRun={"planHash": PLAN, "done": True, "ok": True},
+                              execution=run("Running", "step snapshot is waiting: pod p is not scheduled")),
+     "Running", False, "StepsRunning", ("not scheduled",)),
+    ("succeeded", {}, status(recommendation=ACTIONABLE, execution=run("Succeeded", "every step succeeded")),
+     "Succeeded", False, "OutcomeUnconfirmed", ("confirm the outcome",)),
+    ("rolled back", {}, status(recommendation=ACTIONABLE, execution=run("RolledBack", "step x failed (Boom)")),
+     "RolledBack", False, "NeedsPerson", ("Boom",)),
+    ("failed", {}, status(recommendation=ACTIONABLE, execution=run("Failed", "step x failed (DeadlineExceeded)")),
+     "Failed", False, "NeedsPerson", ("DeadlineExceeded",)),
+    ("rejected", {}, status(recommendation=ACTIONABLE, execution=run("Stopped", "rejected before any step ran")),
+     "Triaged", False, "PlanRejected", ("rejected",)),
+    ("an old plan's finished run", {}, status(recommendation=ACTIONABLE,
+                                              dryRun={"planHash": PLAN, "done": True, "ok": True},
+                                              execution=run("Succeeded", plan="old")),
+     "AwaitingApproval", False, "AwaitingApproval", ()),
+    ("resolved, in memory", {"resolution": RESOLUTION}, status(
+        recommendation=ACTIONABLE, memory={"key": "k1", "consolidated": "k1"}),
+     "Resolved", True, "Resolved", ("alice", "memory")),
+    ("resolved history, never triaged", {"resolution": RESOLUTION}, {"memory": {"key": "k1", "consolidated": "k1"}},
+     "Resolved", True, "Resolved", ()),
+    ("resolved, memory down", {"resolution": RESOLUTION}, status(
+        memory={"key": "k1", "outbox": "pending", "lastError": "connection refused"}),
+     "Resolved", False, "OutboxPending", ("connection refused",)),
+    ("resolved, being written", {"resolution": RESOLUTION}, {}, "Resolved", False, "Consolidating", ()),
+    ("resolved while a step runs", {"resolution": RESOLUTION}, status(
+        recommendation=ACTIONABLE, execution=run("Running"), memory={"key": "k1", "consolidated": "k1"}),
+     "Resolved", True, "Resolved", ()),
+    ("corrected outcome", {"resolution": RESOLUTION, "corrections": [{"summary": "it was the cache",
+                                                                      "confirmedBy": "bob"}]},
+     status(memory={"key": "k2", "consolidated": "k2"}), "Resolved", True, "Resolved", ("bob",)),
+]
+
+
+@pytest.mark.parametrize("spec,st,phase,ready,reason,words", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_phase_and_ready(spec: dict[str, Any], st: dict[str, Any], phase: str | None, ready: bool, reason: str,
+                         words: tuple[str, ...]) -> None:
+    got = lifecycle(spec, st)
+    assert (got.phase, got.ready, got.reason) == (phase, ready, reason), got
+    for word in words:
+        assert word in got.message, got
+    assert got.message, "a Ready condition always says why"
+
+
+def test_every_phase_is_reachable() -> None:
+    assert {r[3] for r in ROWS} - {None} == set(PHASES)
+
+
+def test_only_a_resolved_incident_in_memory_needs_nothing() -> None:
+    assert all(r[3] == "Resolved" for r in ROWS if r[4])

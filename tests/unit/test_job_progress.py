@@ -1,0 +1,104 @@
+"""Why a step's Job waits or failed (domain.execution.job_progress), and what each status writer applies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recall_operator.domain import execution as machine
+from recall_operator.kube import status as st
+
+SA_MISSING = ('Error creating: pods "inc-dryrun-snapshot-1-" is forbidden: error looking up service account '
+              'ns/recall-runbook-executor: serviceaccount "recall-runbook-executor" not found')
+
+
+def job(*conditions: tuple[str, str, str], active: int = 0) -> dict[str, Any]:
+    return {"status": {"active": active, "conditions": [
+        {"type": t, "status": "True", "reason": r, "message": m} for t, r, m in conditions]}}
+
+
+def warning(reason: str, message: str, at: str = "2026-01-01T00:00:00Z") -> dict[str, Any]:
+    return {"type": "Warning", "reason": reason, "message": message, "lastTimestamp": at}
+
+
+def pod(phase: str = "Pending", scheduled: dict[str, Any] | None = None, waiting: dict[str, Any] | None = None
+        ) -> dict[str, Any]:
+    status: dict[str, Any] = {"phase": phase, "conditions": [], "containerStatuses": []}
+    if scheduled is not None:
+        status["conditions"].append({"type": "PodScheduled", **scheduled})
+    if waiting is not None:
+        status["containerStatuses"].append({"state": {"waiting": waiting}})
+    return {"metadata": {"name": "p-1", "creationTimestamp": "2026-01-01T00:00:00Z"}, "status": status}
+
+
+def test_a_job_that_cannot_create_its_pod_says_why_from_its_events() -> None:
+    got = machine.job_progress(job(), [], [warning("FailedCreate", SA_MISSING)])
+    assert got.state == "running"
+    assert 'serviceaccount "recall-runbook-executor" not found' in got.why and got.why.startswith("waiting")
+
+
+def test_the_newest_warning_is_the_reason() -> None:
+    got = machine.job_progress(job(), [], [warning("FailedCreate", "new", "2026-01-01T00:00:09Z"),
+                                           warning("FailedCreate", "old", "2026-01-01T00:00:01Z")])
+    assert got.why.endswith("FailedCreate: new")
+
+
+def test_deadline_exceeded_fails_at_once_with_the_cause_before_it() -> None:
+    # FailureTarget comes first; Failed only once the pods are gone, which never happens on a dead node.
+    got = machine.job_progress(job(("FailureTarget", "DeadlineExceeded", "Job was active longer than specified deadline")),
+                               [], [warning("FailedCreate", SA_MISSING)])
+    assert got.state == "failed"
+    assert got.why.startswith("DeadlineExceeded: Job was active longer") and "not found" in got.why
+
+
+def test_complete_and_success_criteria_met_both_succeed() -> None:
+    assert machine.job_progress(job(("Complete", "", ""))).state == "succeeded"
+    assert machine.job_progress(job(("SuccessCriteriaMet", "", ""))).state == "succeeded"
+
+
+def test_a_pod_that_is_not_scheduled_or_cannot_pull_says_so() -> None:
+    unscheduled = pod(scheduled={"status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available"})
+    got = machine.job_progress(job(active=1), [unscheduled])
+    assert got.state == "running" and "not scheduled: Unschedulable: 0/3 nodes are available" in got.why
+    pulling = pod(waiting={"reason": "ImagePullBackOff", "message": "back-off pulling image tools:1"})
+    assert "ImagePullBackOff: back-off pulling image tools:1" in machine.job_progress(job(active=1), [pulling]).why
+
+
+def test_a_job_with_no_pod_yet_and_one_that_runs() -> None:
+    assert "Job controller" in machine.job_progress(job()).why
+    assert machine.job_progress(job(active=1), [pod("Running")]) == machine.JobProgress("running", "running")
+
+
+def test_run_reasons_name_what_the_step_waits_for() -> None:
+    steps = [{"name": "snapshot"}, {"name": "flush"}]
+    waiting = machine.run("actionable", steps, True, False, True, True, {("run", "snapshot"): "running"},
+                          why={("run", "snapshot"): "waiting: pod p-1 is not scheduled"})
+    assert waiting.reason == "step snapshot is waiting: pod p-1 is not scheduled"
+    failed = machine.run("actionable", steps, True, False, True, True,
+                         {("run", "snapshot"): "succeeded", ("run", "flush"): "failed"},
+                         why={("run", "flush"): "DeadlineExceeded: too long"})
+    assert "step flush failed (DeadlineExceeded: too long)" in failed.reason
+    assert failed.steps[1] == {"name": "flush", "result": "failed", "reason": "DeadlineExceeded: too long"}
+    dry = machine.run("actionable", steps, True, False, False, False, {}, dry_run_why="dry-run of snapshot: waiting")
+    assert dry.reason == "waiting for the dry-run Jobs to finish: dry-run of snapshot: waiting"
+
+
+def test_each_writer_applies_all_it_owns_and_nothing_else() -> None:
+    current = {
+        "recommendation": {"mode": "actionable", "planHash": "p"}, "dryRun": {"planHash": "p", "done": True},
+        "phase": "AwaitingApproval",
+        "conditions": [{"type": "Triaged", "status": "True"}, {"type": "Executing", "status": "False"},
+                       {"type": "Ready", "status": "False"}],
+    }
+    execution = st.owned_status(current, {"execution": {"state": "Running", "approval": None}},
+                                st.EXECUTION_KEYS, st.EXECUTION_CONDITIONS)
+    assert execution == {"dryRun": {"planHash": "p", "done": True}, "execution": {"state": "Running"},
+                         "conditions": [{"type": "Executing", "status": "False"}]}
+    triage = st.owned_status(current, {}, st.TRIAGE_KEYS, st.TRIAGE_CONDITIONS)
+    assert triage == {"recommendation": {"mode": "actionable", "planHash": "p"},
+                      "conditions": [{"type": "Triaged", "status": "True"}]}
+    assert st.owned_status(current, {}, st.LIFECYCLE_KEYS, st.LIFECYCLE_CONDITIONS) == {
+        "phase": "AwaitingApproval", "conditions": [{"type": "Ready", "status": "False"}]}
+    # No two writers own the same field.
+    keys = [*st.TRIAGE_KEYS, *st.EXECUTION_KEYS, *st.LIFECYCLE_KEYS]
+    types = [*st.TRIAGE_CONDITIONS, *st.EXECUTION_CONDITIONS, *st.LIFECYCLE_CONDITIONS]
+    assert len(keys) == len(set(keys)) and len(types) == len(set(types))
