@@ -189,3 +189,25 @@ def test_last_transition_time_moves_only_when_the_answer_flips() -> None:
     assert flipped is not None
     assert flipped["conditions"][0]["lastTransitionTime"] == later.isoformat()
     assert flipped["conditions"][0]["status"] == "False"
+
+
+UNAVAILABLE = acc.Acceptance(False, acc.MEMORY_UNAVAILABLE, "memory cannot be asked")
+
+
+@pytest.mark.parametrize(
+    ("held", "generation", "keeps"),
+    [
+        (OK, 4, True),  # an answer for this spec stands through a memory outage
+        (acc.Acceptance(False, acc.MEMORY_NOT_FOUND, "not in memory: inc-b"), 4, True),
+        (OK, 5, False),  # a new spec: say that memory could not be asked
+        (UNAVAILABLE, 4, False),  # nothing better to keep (and the apply finds nothing changed)
+        (None, 4, False),  # never answered
+    ],
+)
+def test_a_memory_outage_keeps_the_answer_given_for_the_same_spec(
+    held: acc.Acceptance | None, generation: int, keeps: bool
+) -> None:
+    current = acc.accepted_status({}, held, 4, NOW) if held else {}
+    assert current is not None
+    assert acc.keeps_previous(current, UNAVAILABLE, generation) is keeps
+    assert acc.keeps_previous(current, OK, generation) is False

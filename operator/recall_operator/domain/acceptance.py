@@ -163,6 +163,21 @@ def contradiction_acceptance(spec: Mapping[str, Any], remembered: Mapping[str, b
     return _valid(f"every memory it names is remembered: {', '.join(memories)}")
 
 
+def keeps_previous(current: Mapping[str, Any], acceptance: Acceptance, generation: int) -> bool:
+    """Whether to leave the written answer as it is: memory could not be asked about this same spec.
+
+    A memory outage says nothing about the Contradiction: an answer already
+    given for this generation stands until memory answers again.
+    """
+    old = condition(current.get("conditions") or (), ACCEPTED)
+    return (
+        acceptance.reason == MEMORY_UNAVAILABLE
+        and old is not None
+        and old.get("observedGeneration") == generation
+        and old.get("reason") != MEMORY_UNAVAILABLE
+    )
+
+
 def waits_for_memory(acceptance: Acceptance) -> bool:
     """Whether the answer may change without the object changing (memory grows, or comes back)."""
     return acceptance.reason in (MEMORY_NOT_FOUND, MEMORY_UNAVAILABLE)

@@ -255,6 +255,8 @@ async def contradiction_accepted(
         _waiting(memo)[key] = {"spec": _plain(spec), "meta": _plain(meta)}
     else:
         _waiting(memo).pop(key, None)
+    if acc.keeps_previous(status, acceptance, int(meta.get("generation") or 0)):
+        return
     await _accept(memo, "contradictions", "Contradiction", namespace, name, meta, status, acceptance)
 
 
