@@ -278,6 +278,28 @@ def score(rows: list[Row]) -> dict[str, float]:
     }
 
 
+def _open_memory(ms: MemorySettings) -> MemoryBackend:
+    """The backend the operator would open; Hindsight writes behind (recall is served from its index).
+
+    Every outcome of a replay is in its history file, so none needs to be on
+    the server before the next incident is scored: only before the replay is
+    done. Closing the backend waits for the writes and raises if one was not
+    stored, and the replay fails rather than reporting scores on a memory
+    that the server does not hold.
+    """
+    if ms.backend != "hindsight":
+        return open_backend(ms)
+    from recall_operator.memory.hindsight import HindsightMemory
+
+    return HindsightMemory(
+        ms.hindsight_url,
+        bank=ms.hindsight_bank,
+        index=ms.hindsight_index,
+        poll_interval=ms.hindsight_poll_s,
+        write_behind=True,
+    )
+
+
 async def run_replay(
     path: Path, sides: list[str], backend: str = "embedded", settings: Settings = Settings(),
     hindsight_url: str | None = None,
@@ -292,7 +314,7 @@ async def run_replay(
                 if hindsight_url:
                     ms.hindsight_url = hindsight_url
                     ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
-                memory = open_backend(ms)
+                memory = _open_memory(ms)
             try:
                 side_rows = await replay_side(path, memory, settings)
             finally:

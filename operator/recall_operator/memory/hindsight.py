@@ -40,6 +40,32 @@ or the loop's end: a client's HTTP session belongs to the loop it started in.
 `remember_many` writes many memories in a few requests (a bulk load, the
 bench's history): each item is exactly what `remember` sends, so a memory
 written either way is the same document.
+
+`remember` returns once the server has stored the memory (one synchronous
+retain, about 200 ms: the server embeds the text). The operator relies on
+that: an outcome leaves the Incident's outbox only when `remember` returned,
+so a crash at any moment leaves it either stored or still in the outbox.
+
+With `write_behind=True` (`recall replay`, which writes one outcome after
+each incident and recalls at the next one), `remember` puts the memory into
+the index and queues it for the server instead; one background writer sends
+what has queued meanwhile in one request (the server embeds a batch far
+faster than one text at a time), so the writes overlap the replay:
+- Recall that needs the server consistent with what was written waits for
+  the writes queued so far: recall, get and count without the index, every
+  poll of the index, `remember_many`, `flush()` and `close()`.
+- A write the server refuses (or that cannot reach it) is not left in the
+  index as stored: its keys lose their claim to be newer than the bank, the
+  index is marked out of date, and the next recall lists the bank again (the
+  server's version wins, or the memory goes) or raises MemoryUnavailable.
+  The failure, naming the outcomes, is logged and raised by the next
+  `remember`, `remember_many`, `flush()` or `close()`.
+- The outcomes not yet confirmed live only in this process. So write-behind
+  is for a caller that holds them elsewhere and waits for `flush()` or
+  `close()` before calling the work done: replay reads them from its history
+  file, and a replay that ends before its writes are stored ends in an error
+  (a cancelled writer logs the outcomes it did not store), never in a result.
+  The operator does not use it.
 """
 
 from __future__ import annotations
@@ -161,13 +187,27 @@ def _from_metadata(metadata: dict[str, Any] | None) -> EpisodicMemory | None:
 
 
 @dataclass
+class _Queued:
+    """An outcome waiting for the write-behind writer, and whoever waits for it to be settled."""
+
+    memory: EpisodicMemory
+    settled: list[asyncio.Future[None]]
+
+
+@dataclass
 class _LoopClient:
-    """What one event loop holds: its client, and the task that polls and closes it."""
+    """What one event loop holds: its client, the task that polls and closes it, and its write-behind queue."""
 
     client: Hindsight
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one sync at a time in this loop
     tried: asyncio.Event = field(default_factory=asyncio.Event)  # the first sync ended, either way
     keeper: asyncio.Task[None] | None = None
+    # Write-behind: outcomes not sent yet, in the order they came (one per incident,
+    # the latest), the batch on its way, and the future of the last one queued.
+    queued: dict[tuple[str, str], _Queued] = field(default_factory=dict)
+    sending: list[_Queued] = field(default_factory=list)
+    tail: asyncio.Future[None] | None = None
+    writer: asyncio.Task[None] | None = None
 
 
 @dataclass(frozen=True)
@@ -198,11 +238,18 @@ class HindsightMemory:
         *,
         index: bool = True,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
+        write_behind: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.bank = bank
         self.poll_interval = poll_interval
         self.with_index = index
+        self.write_behind = write_behind
+        # A write-behind failure not yet raised to a caller, and how many there were
+        # (a poll that saw a failure happen while it listed does not call the index current).
+        self._failure: MemoryUnavailable | None = None
+        self._failures = 0
+        self._relist = False  # list the whole bank at the next poll: a write the index holds was refused
         self._bank_ready = False
         self._loops: dict[asyncio.AbstractEventLoop, _LoopClient] = {}
         self._index_dir: Path | None = None
@@ -284,9 +331,16 @@ class HindsightMemory:
     # -- the interface -------------------------------------------------------
 
     async def remember(self, memory: EpisodicMemory) -> None:
+        if self.write_behind:
+            return await self._remember_behind(memory)
         await self._prepare_bank()
         await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[retain_item(memory)]))
         await self._into_index([memory])
+
+    async def flush(self) -> None:
+        """Wait until every write-behind outcome queued in this loop is settled; raise if any was not stored."""
+        await self._writes_settled()
+        self._raise_failure()
 
     async def remember_many(self, memories: Sequence[EpisodicMemory]) -> None:
         """Each memory as `remember` stores it, in requests of RETAIN_BATCH, BULK_IN_FLIGHT at a time.
@@ -298,6 +352,8 @@ class HindsightMemory:
         latest = {(m.namespace, m.incident): m for m in memories}
         if not latest:
             return
+        # An outcome still queued behind must not land after (and over) a newer one written here.
+        await self.flush()
         items = [retain_item(m) for m in latest.values()]
         batches = [items[i : i + RETAIN_BATCH] for i in range(0, len(items), RETAIN_BATCH)]
         slots = asyncio.Semaphore(BULK_IN_FLIGHT)
@@ -309,6 +365,82 @@ class HindsightMemory:
 
         await _all_of([send(batch) for batch in batches])
         await self._into_index(list(latest.values()))
+
+    # -- write-behind -------------------------------------------------------------
+
+    async def _remember_behind(self, memory: EpisodicMemory) -> None:
+        """Into the index now, onto the server with whatever else queues while the writer is busy."""
+        self._raise_failure()
+        await self._prepare_bank()
+        held = self._held()
+        key = (memory.namespace, memory.incident)
+        settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        earlier = held.queued.pop(key, None)  # the same incident again before it was sent: the later one wins
+        held.queued[key] = _Queued(memory, [*(earlier.settled if earlier else ()), settled])
+        held.tail = settled
+        await self._into_index([memory])
+        if held.writer is None or held.writer.done():
+            held.writer = asyncio.get_running_loop().create_task(
+                self._write_queued(held), name=f"hindsight-memory {self.bank} writer"
+            )
+
+    async def _write_queued(self, held: _LoopClient) -> None:
+        """Send the queue in batches of RETAIN_BATCH, oldest first; each batch's futures settle when it has."""
+        try:
+            while held.queued:
+                keys = list(held.queued)[:RETAIN_BATCH]
+                held.sending = [held.queued.pop(k) for k in keys]
+                items = [retain_item(q.memory) for q in held.sending]
+                try:
+                    await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=items))
+                except Exception as exc:  # noqa: BLE001 - whatever it was, these outcomes are not stored
+                    # Later outcomes are not sent after a lost one: the caller learns of the
+                    # failure at its next call and decides (replay stops; nothing is left half-known).
+                    lost = [*held.sending, *held.queued.values()]
+                    held.queued.clear()
+                    self._not_stored(lost, exc)
+                    _settle(lost)
+                else:
+                    _settle(held.sending)
+                held.sending = []
+        except asyncio.CancelledError:
+            lost = [*held.sending, *held.queued.values()]
+            held.queued.clear()
+            held.sending = []
+            if lost:
+                self._not_stored(lost, MemoryUnavailable("the event loop ended before they were sent"))
+                _settle(lost)
+            raise
+
+    def _not_stored(self, lost: list[_Queued], exc: BaseException) -> None:
+        """Outcomes the index holds but the server does not: the next recall lists the bank again first."""
+        keys = {(q.memory.namespace, q.memory.incident) for q in lost}
+        for key in keys:
+            self._written.pop(key, None)  # no longer newer than what a listing says
+        self._relist = True
+        self._current = False
+        self._failures += 1
+        names = ", ".join(sorted(f"{ns}/{name}" for ns, name in keys))
+        message = f"hindsight at {self.base_url} did not store {len(keys)} outcome(s) ({names}): {exc}"
+        log.error(f"memory: {message}")
+        if self._failure is None:
+            self._failure = MemoryUnavailable(message)
+            self._failure.__cause__ = exc
+
+    def _raise_failure(self) -> None:
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
+
+    async def _writes_settled(self) -> None:
+        """Wait for every write-behind outcome this loop has queued so far (sent, or known lost)."""
+        held = self._loops.get(asyncio.get_running_loop())
+        if held is not None and held.tail is not None and not held.tail.done():
+            await asyncio.shield(held.tail)
+
+    def _writing(self) -> bool:
+        held = self._loops.get(asyncio.get_running_loop())
+        return held is not None and held.tail is not None and not held.tail.done()
 
     async def _into_index(self, memories: list[EpisodicMemory]) -> None:
         """What the server accepted, into the index, marked as written here after any listing in flight."""
@@ -348,12 +480,14 @@ class HindsightMemory:
         if await self._index_serves():
             assert self._index is not None
             return await self._index.recall(query)
+        await self._writes_settled()
         return await self._recall_from_server(query)
 
     async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
         if await self._index_serves():
             assert self._index is not None
             return await self._index.get(incident, namespace)
+        await self._writes_settled()
         try:
             if namespace is not None:
                 doc = await self._call(
@@ -373,6 +507,7 @@ class HindsightMemory:
 
     async def count(self) -> int:
         """The bank's documents, as the server counts them (the system of record)."""
+        await self._writes_settled()
         try:
             listing = await self._call(READ_TIMEOUT, lambda c: c.documents.list_documents(self.bank, limit=1))
         except NotFoundException:
@@ -390,8 +525,12 @@ class HindsightMemory:
         return True
 
     async def close(self) -> None:
-        """Close this loop's client (its poller ends with it) and drop the index."""
+        """Settle this loop's write-behind queue, close its client (its poller ends with it), drop the index.
+
+        A write-behind outcome that was not stored is raised here, after the rest is closed.
+        """
         current = asyncio.get_running_loop()
+        await self._writes_settled()
         for loop, held in list(self._loops.items()):
             if held.keeper is None:
                 continue
@@ -408,6 +547,7 @@ class HindsightMemory:
         if self._index_dir is not None:
             shutil.rmtree(self._index_dir, ignore_errors=True)
             self._index_dir = None
+        self._raise_failure()
 
     # -- beyond the interface -------------------------------------------------
 
@@ -441,7 +581,9 @@ class HindsightMemory:
             async with held.lock:
                 if not self._current:
                     await self._sync(held, locked=True)
-        return True
+        # Still out of date when a write-behind outcome was refused during that poll:
+        # the server answers this call, and the next one lists the bank again.
+        return self._current
 
     async def _sync(self, held: _LoopClient, locked: bool = False) -> None:
         """One poll: the whole bank the first time (or on disagreement), else what changed since the last."""
@@ -451,18 +593,27 @@ class HindsightMemory:
         index = self._index
         if index is None:
             return
+        # What was queued behind before this poll is on the server (or known lost)
+        # before the poll compares the two: the listing must not undo a write in flight.
+        await self._writes_settled()
         since = self._generation
-        if not self._loaded or time.monotonic() - self._listed_at > FULL_LISTING_EVERY:
+        failures = self._failures
+        if self._relist or not self._loaded or time.monotonic() - self._listed_at > FULL_LISTING_EVERY:
+            self._relist = False
             await self._list_all(index, since)
         else:
             total = await self._list_changes(index, since)
-            if total != await index.count() + self._foreign:
+            # Outcomes queued since the poll began are in the index and maybe not yet in the
+            # bank: the counts are compared at a quiet poll (a write queued then is kept anyway).
+            if not self._writing() and total != await index.count() + self._foreign:
                 log.info(
                     f"memory index: the bank holds {total} documents, the index {await index.count()}"
                     f" (+{self._foreign} not ours): listing the bank again"
                 )
                 await self._list_all(index, since)
-        self._loaded = self._current = True
+        self._loaded = True
+        # A write refused while this poll listed leaves the index out of date: the next call lists again.
+        self._current = self._failures == failures
         self.polls += 1
 
     def _written_after(self, since: int) -> set[tuple[str, str]]:
@@ -622,6 +773,14 @@ def _listed(item: Any) -> _Listed | None:
 
 async def _none() -> None:
     return None
+
+
+def _settle(queued: list[_Queued]) -> None:
+    """Wake whoever waits for these outcomes; whether they were stored is told by the backend's failure."""
+    for q in queued:
+        for future in q.settled:
+            if not future.done():
+                future.set_result(None)
 
 
 def telling_words(text: str, limit: int = BM25_TERMS) -> list[str]:
