@@ -313,7 +313,8 @@ async def run_replay(
                 ms = MemorySettings(backend=backend, path=str(Path(tmp) / "memory.sqlite3"))
                 if hindsight_url:
                     ms.hindsight_url = hindsight_url
-                    ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
+                # A bank of its own: a replay never writes into the operator's memory.
+                ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
                 memory = _open_memory(ms)
             try:
                 side_rows = await replay_side(path, memory, settings)
