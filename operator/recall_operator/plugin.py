@@ -80,6 +80,9 @@ def render_match(index: int, match: Mapping[str, Any]) -> list[str]:
             f"  outcome {outcome.upper() if outcome == 'failed' else outcome}"
             f"  runbook {match.get('runbook') or '(none)'}")
     lines = [head, f"   breakdown: {render_breakdown(match.get('breakdown') or {})}"]
+    if match.get("recognition"):
+        # Why this match is listed above one with a higher similarity.
+        lines.append(f"   recognition: +{_num(match.get('recognition'))} (its report and confirmed outcome say this incident's words)")
     lines += [f"   ruled out: {why}" for why in match.get("ruledOut") or []]
     actions = render_actions(match.get("actions") or [])
     if actions:

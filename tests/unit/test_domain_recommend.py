@@ -141,3 +141,54 @@ def test_matches_carry_breakdowns_that_add_up() -> None:
     m = result.matches[0]
     assert abs(sum(m.breakdown.values()) - m.similarity) <= 1
     assert m.outcome == "succeeded" and m.runbook == "redis-restart-vm"
+
+
+# A terse page remembered with what it turned out to be, and a wordier
+# look-alike on the same service whose confirmed cause was something else.
+TERSE_PAGE = memory(
+    "inc-0031",
+    service="checkout-api",
+    runbook="k8s-rollback-deploy",
+    title="[FIRING:1] CheckoutLatencyP99 checkout-api",
+    description="p99 2.8s > 1s for 5m",
+    symptoms=["latency-spike"],
+    res=None,
+    resolved_at=T0 - timedelta(days=20),
+)
+TERSE_PAGE = TERSE_PAGE.model_copy(update={"resolution": TERSE_PAGE.resolution.model_copy(update={
+    "root_cause": "release 4.2 issued one orders-db query per basket line: an N+1 query pattern on the basket view",
+    "summary": "rolled back release 4.2; the basket view query was batched in 4.3",
+})})
+LOOK_ALIKE = memory(
+    "inc-0044",
+    service="checkout-api",
+    runbook="checkout-scale-out",
+    title="checkout-api p99 latency high after the release, pods at CPU limit",
+    description="p99 latency rose after release 4.9 as the sale traffic came in; every pod at its CPU limit",
+    symptoms=["latency-spike", "post-deploy-regression", "cpu-saturation"],
+    resolved_at=T0 - timedelta(days=5),
+)
+
+
+def test_a_precedent_recognised_by_its_confirmed_cause_is_listed_first_but_the_gate_reads_similarity() -> None:
+    new = incident(
+        service="checkout-api",
+        title="checkout-api p99 latency after release 5.0",
+        description="each basket line issues its own orders-db query since the release: an N+1 query pattern again",
+        symptoms=["latency-spike", "post-deploy-regression"],
+    )
+    catalog = [
+        runbook("k8s-rollback-deploy", ["checkout-api"], ["latency-spike"]),
+        runbook("checkout-scale-out", ["checkout-api"], ["latency-spike", "cpu-saturation"]),
+    ]
+    result = assess(new, [LOOK_ALIKE, TERSE_PAGE], context(catalog=catalog))
+    by_name = {m.incident: m for m in result.matches}
+    terse, alike = by_name["inc-0031"], by_name["inc-0044"]
+    # The report alone makes the look-alike at least as similar ...
+    assert alike.similarity >= terse.similarity
+    # ... but the terse page's outcome names this failure, and that decides the order.
+    assert terse.recognition > alike.recognition
+    assert [m.incident for m in result.matches][:1] == ["inc-0031"]
+    assert terse.similarity + terse.recognition > alike.similarity + alike.recognition
+    # The gate's "best similarity" is the highest similarity, whatever the order.
+    assert result.recommendation.similarity == max(m.similarity for m in result.matches)

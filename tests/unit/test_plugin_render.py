@@ -158,3 +158,11 @@ def test_resolution_parses_actions_and_refuses_bad_ones() -> None:
         plugin.parse_action("no result here")
     with pytest.raises(plugin.PluginError, match="--root-cause"):
         plugin.resolution(" ", "b", [], None, "u", now)
+
+
+def test_why_says_when_recognition_put_a_match_above_a_more_similar_one() -> None:
+    match = {"incident": "inc-0031", "similarity": 49, "recognition": 31, "outcome": "succeeded",
+             "breakdown": {"lexical": 3.0, "service": 25.0}}
+    lines = plugin.render_match(1, match)
+    assert any(line.strip().startswith("recognition: +31") for line in lines), lines
+    assert not any("recognition" in line for line in plugin.render_match(1, {**match, "recognition": 0}))

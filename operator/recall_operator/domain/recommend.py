@@ -41,6 +41,7 @@ from recall_operator.domain.similarity import (
     ScoredMemory,
     Weights,
     incident_words,
+    ranked,
     score_candidates,
 )
 from recall_operator.domain.text import tokens
@@ -93,6 +94,7 @@ class Match:
     incident: str
     similarity: int
     breakdown: dict[str, float]
+    recognition: int  # points added to similarity to order the list (similarity.RECOGNITION_POINTS)
     outcome: str  # succeeded, failed, partial: how the incident ended
     runbook: str | None
     actions: list[dict[str, str]]
@@ -162,7 +164,7 @@ def _matches(
     scored: Sequence[ScoredMemory], groups: Sequence[Sequence[ScoredMemory]], ctx: Context, settings: Settings
 ) -> list[Match]:
     repage_of = {m.memory.incident: g[0].memory.incident for g in groups for m in g[1:]}
-    top = scored[: settings.max_matches]
+    top = ranked(scored)[: settings.max_matches]
     open_c = {
         m: c.name for c in open_contradictions(ctx.contradictions, [s.memory.incident for s in top]) for m in c.spec.memories
     }
@@ -170,6 +172,7 @@ def _matches(
         Match(
             incident=s.memory.incident,
             similarity=s.similarity,
+            recognition=s.recognition_points,
             breakdown=s.breakdown.as_status(settings.weights),
             outcome=outcome_of(s.memory),
             runbook=s.memory.resolution.runbook,
@@ -249,7 +252,7 @@ def gather(
 ) -> Gathered:
     """Everything the gate decides on, computed once, with the reasons a person can check."""
     spec = incident.spec
-    best = scored[0].similarity if scored else 0
+    best = max((s.similarity for s in scored), default=0)
     stale = stale_runbooks(ctx.migrations, ctx.now)
     # A runbook with a track record has a known territory: the incidents it
     # resolved, and none of them resembles a novel one. Its catalog entry still

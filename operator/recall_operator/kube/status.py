@@ -87,6 +87,7 @@ def match_status(match: Match) -> dict[str, Any]:
     return {
         "incident": match.incident,
         "similarity": match.similarity,
+        "recognition": match.recognition,
         "breakdown": dict(match.breakdown),
         "outcome": match.outcome,
         "actions": [dict(a) for a in match.actions],

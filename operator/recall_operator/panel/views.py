@@ -200,6 +200,7 @@ class MatchView:
     outcome: str
     runbook: str
     bars: list[Bar]
+    recognition: str  # "" when it added nothing to this match's place in the list
     actions: list[dict[str, str]]
     ruled_out: list[str]
     stale: Mapping[str, Any] | None
@@ -218,6 +219,7 @@ def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]
         name = str(m.get("incident") or "")
         view = MatchView(
             index=i, incident=name, similarity=number(m.get("similarity")),
+            recognition=number(m.get("recognition")) if m.get("recognition") else "",
             outcome=str(m.get("outcome") or "unknown"), runbook=str(m.get("runbook") or ""),
             bars=breakdown_bars(m.get("breakdown") or {}),
             actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?")}
