@@ -48,6 +48,7 @@ from recall_operator.domain.models import (
 )
 from recall_operator.domain.recommend import Context
 from recall_operator.domain.topology import Topology, TopologyError
+from recall_operator.kube.client import Conflict, apply_status
 from recall_operator.kube.status import record_from_status
 from recall_operator.memory.base import MemoryUnavailable
 
@@ -166,17 +167,10 @@ def _now() -> datetime:
 
 async def _apply_status(api: Any, plural: str, kind: str, namespace: str, name: str, status: dict[str, Any]) -> None:
     """Server-side apply of the fields this writer owns; an object deleted meanwhile is no error."""
-    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": kind,
-            "metadata": {"name": name, "namespace": namespace}, "status": status}
-    objects = k8s_client.CustomObjectsApi(api)
     try:
-        await asyncio.to_thread(
-            objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace, plural, name, body,
-            field_manager=FIELD_MANAGER, force=True, _content_type="application/apply-patch+yaml",
-        )
-    except k8s_client.ApiException as exc:
-        if exc.status != 404:
-            raise
+        await asyncio.to_thread(apply_status, api, GROUP, VERSION, plural, kind, namespace, name, status, FIELD_MANAGER)
+    except Conflict:
+        pass  # gone: its DELETED event follows
 
 
 async def _accept(
