@@ -374,8 +374,8 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
     first = recommendation(name)
     _say(f"   recommended in {time.monotonic() - started:.1f} s: {first['mode']}, similarity {first.get('similarity')},"
          f" actionability {first.get('actionability')}, runbook {first.get('runbook') or 'none'}")
-    term.run("get", "incident", name, "-n", ns)
     if first["mode"] != "actionable" or not first.get("planHash"):
+        term.run("get", "incident", name, "-n", ns)
         term.run("recall", "why", name, "-n", ns)
         _say(f"\n== {name} is {first['mode']}: there is no plan to approve, so the walk ends here;"
              " on call acts by hand and records the outcome with kubectl recall resolve")
@@ -388,6 +388,7 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
         lambda: (d := incident_status(kubectl, ns, name).get("dryRun") or {}).get("planHash") == plan
         and d.get("done") and d,
         DRY_RUN_S, explain(name))
+    term.run("get", "incident", name, "-n", ns)
     term.run("recall", "why", name, "-n", ns)
     term.run("get", "jobs", "-n", ns, "-l", f"{jobkit.incident_selector(name)},{jobkit.LABEL_PHASE}=dryrun")
     if not dry.get("ok"):
@@ -403,6 +404,7 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
         lambda: (e := incident_status(kubectl, ns, name).get("execution") or {}).get("state") in TERMINAL_STATES and e,
         RUN_S, explain(name))
     term.run("get", "jobs", "-n", ns, "-l", f"{jobkit.incident_selector(name)},{jobkit.LABEL_PHASE}=run")
+    term.run("get", "incident", name, "-n", ns)
     if execution.get("state") != "Succeeded":
         raise DemoFailure(f"the run of plan {plan} ended {execution.get('state')}\n{incident_reason(kubectl, ns, name)}")
 
@@ -432,12 +434,18 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
     _say(f"\n== the same page again: {ON_CALL} opens {again}")
     open_incident(term, directory, recurrence_of(new, again), ON_CALL)
     second = recommendation(again)
+    if second.get("planHash"):
+        # The operator dry-runs the recurrence's plan by itself too: the table then shows it ready to approve.
+        bounded_wait(
+            f"the dry-run Jobs of {again}'s plan to finish",
+            lambda: (d := incident_status(kubectl, ns, again).get("dryRun") or {}).get("planHash")
+            == second["planHash"] and d.get("done"),
+            DRY_RUN_S, explain(again))
     term.run("get", "incidents", "-n", ns)
-    width = max(len(name), len(again))
     for label, who, rec in (("before the loop", name, first), ("after it", again, second)):
-        _say(f"\n   {who:<{width}} ({label}): {rec['mode']}, similarity {rec.get('similarity')},"
+        _say(f"\n   {label + ',':<17}{who}: {rec['mode']}, similarity {rec.get('similarity')},"
              f" actionability {rec.get('actionability')}, runbook {rec.get('runbook') or 'none'}")
-        _say("\n".join(f"   {' ' * width}   - {r}" for r in rec.get("reasons") or []))
+        _say("\n".join(f"   {'':<17}- {r}" for r in rec.get("reasons") or []))
     if second.get("runbook") != runbook or int(second.get("actionability") or 0) <= int(first.get("actionability") or 0):
         raise DemoFailure(f"{again} did not come back with more confidence in {runbook} than {name} had\n"
                           + incident_reason(kubectl, ns, again))

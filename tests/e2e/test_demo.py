@@ -30,7 +30,10 @@ from recall_operator.demo import (
     DEMO_NAMESPACE,
     ON_CALL,
     OPENED_BY,
+    DemoFailure,
+    bounded_wait,
     history_steps,
+    incident_reason,
     read_history,
     recurrence_name,
     runbook_record,
@@ -178,3 +181,23 @@ def test_the_same_page_again_comes_back_with_more_confidence(demo: Demo) -> None
     assert after["similarity"] >= before["similarity"], (before, after)
     # The first page is now among the precedents the recurrence stands on.
     assert demo.new in [m["incident"] for m in second["status"]["matches"]]
+
+
+def test_a_wait_that_runs_out_says_what_it_waited_for_and_what_the_incident_says() -> None:
+    status = {"phase": "DryRun", "conditions": [
+        {"type": "Triaged", "status": "True", "reason": "Actionable", "message": "similarity 99"},
+        {"type": "Ready", "status": "False", "reason": "DryRunWaiting",
+         "message": "step show-history: FailedCreate: serviceaccount recall-runbook-executor not found"}]}
+
+    def kubectl(*args: str, **_: Any) -> subprocess.CompletedProcess[str]:
+        assert args[:2] == ("get", "incident")
+        return subprocess.CompletedProcess(args, 0, json.dumps({"status": status}), "")
+
+    with pytest.raises(DemoFailure) as failure:
+        bounded_wait("the dry-run Jobs of plan abc to finish", lambda: None, 0,
+                     lambda: incident_reason(kubectl, DEMO_NAMESPACE, "inc-1"))
+    text = str(failure.value)
+    assert "gave up waiting for the dry-run Jobs of plan abc to finish after 0 s" in text
+    assert "phase: DryRun" in text
+    assert ("condition Ready=False (DryRunWaiting): step show-history: FailedCreate: serviceaccount "
+            "recall-runbook-executor not found") in text
