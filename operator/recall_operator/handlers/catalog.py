@@ -32,7 +32,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import kopf
-from kubernetes import client as k8s_client
 from pydantic import ValidationError
 
 from recall_operator.domain import acceptance as acc
@@ -259,14 +258,14 @@ async def recheck_waiting(memo: kopf.Memo) -> int:
     accepted = 0
     for key, seen in list(_waiting(memo).items()):
         namespace, name = key
-        acceptance = await contradiction_acceptance(memo, namespace, seen["spec"])
-        if acc.waits_for_memory(acceptance):
-            continue
         try:
+            acceptance = await contradiction_acceptance(memo, namespace, seen["spec"])
+            if acc.waits_for_memory(acceptance):
+                continue
             # The status as last seen said "waiting"; the apply says what holds now.
             await _accept(memo, "contradictions", "Contradiction", namespace, name, seen["meta"], {}, acceptance)
-        except k8s_client.ApiException as exc:
-            kopf_logger.warning(f"could not mark contradiction {namespace}/{name}: {exc.status} {exc.reason}")
+        except Exception as exc:  # the API or memory away for a moment: it stays in the set for the next pass
+            kopf_logger.warning(f"could not re-check contradiction {namespace}/{name}: {exc}")
             continue
         if _waiting(memo).get(key) is seen:
             del _waiting(memo)[key]
