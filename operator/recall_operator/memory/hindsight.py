@@ -49,8 +49,9 @@ so a crash at any moment leaves it either stored or still in the outbox.
 With `write_behind=True` (`recall replay`, which writes one outcome after
 each incident and recalls at the next one), `remember` puts the memory into
 the index and queues it for the server instead; one background writer sends
-what has queued meanwhile in one request (the server embeds a batch far
-faster than one text at a time), so the writes overlap the replay:
+what has queued meanwhile in one request (the server works on a batch's
+documents together: about 60 ms a memory in bulk against 200 ms alone on a
+2-core machine), so the writes overlap the replay instead of pausing it:
 - Recall that needs the server consistent with what was written waits for
   the writes queued so far: recall, get and count without the index, every
   poll of the index, `remember_many`, `flush()` and `close()`.
@@ -599,8 +600,8 @@ class HindsightMemory:
         since = self._generation
         failures = self._failures
         if self._relist or not self._loaded or time.monotonic() - self._listed_at > FULL_LISTING_EVERY:
-            self._relist = False
             await self._list_all(index, since)
+            self._relist = False  # only once a listing is in: a failed one is tried again whole
         else:
             total = await self._list_changes(index, since)
             # Outcomes queued since the poll began are in the index and maybe not yet in the
