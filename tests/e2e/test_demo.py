@@ -150,6 +150,7 @@ def test_the_outcome_was_recorded_by_the_on_call_engineer_and_memory_took_it(dem
     assert resolution["confirmedBy"] == ON_CALL and resolution["runbook"] == runbook
     assert resolution["actions"] == [{"action": f"run runbook {runbook}", "result": "succeeded"}]
     assert incident["status"]["memory"]["consolidated"]  # the digest of what memory holds of it
+    assert incident["status"]["phase"] == "Resolved"
     # The operator ran it here, so the success is the operator's record, not a person's report.
     assert runbook_run_here(incident["status"]) == runbook
 
@@ -177,6 +178,9 @@ def test_the_same_page_again_comes_back_with_more_confidence(demo: Demo) -> None
         k: v for k, v in first["spec"].items() if k not in ("startedAt", "resolution")}
     before, after = first["status"]["recommendation"], second["status"]["recommendation"]
     assert after["mode"] == "actionable" and after["runbook"] == before["runbook"]
+    # Its plan was dry-run by the operator and waits for a person, as the demo's last table shows.
+    assert second["status"]["dryRun"]["planHash"] == after["planHash"] and second["status"]["dryRun"]["ok"] is True
+    assert second["status"]["phase"] == "AwaitingApproval"
     assert after["actionability"] > before["actionability"], (before, after)
     assert after["similarity"] >= before["similarity"], (before, after)
     # The first page is now among the precedents the recurrence stands on.
