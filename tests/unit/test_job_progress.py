@@ -45,7 +45,9 @@ def test_the_newest_warning_is_the_reason() -> None:
 def test_deadline_exceeded_fails_at_once_with_the_cause_before_it() -> None:
     # FailureTarget comes first; Failed only once the pods are gone, which never happens on a dead node.
     got = machine.job_progress(job(("FailureTarget", "DeadlineExceeded", "Job was active longer than specified deadline")),
-                               [], [warning("FailedCreate", SA_MISSING)])
+                               [], [warning("FailedCreate", SA_MISSING),
+                                    warning("DeadlineExceeded", "Job was active longer than specified deadline",
+                                            "2026-01-01T00:01:00Z")])
     assert got.state == "failed"
     assert got.why.startswith("DeadlineExceeded: Job was active longer") and "not found" in got.why
 

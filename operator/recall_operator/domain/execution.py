@@ -524,7 +524,8 @@ def job_progress(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]] = (),
     warning = _last_warning(events)
     if ended is not None:
         why = _said(ended) or "the Job failed"
-        before = warning or _pod_waits(pods)
+        # The controller's own Warning about the failure (DeadlineExceeded) repeats `why`: the cause is before it.
+        before = _last_warning([e for e in events if e.get("reason") != ended.get("reason")]) or _pod_waits(pods)
         return JobProgress("failed", f"{why}; before that: {before}" if before and before not in why else why)
     if _true(conditions, "Suspended"):
         return JobProgress("running", "waiting: the Job is suspended")

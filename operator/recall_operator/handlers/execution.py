@@ -69,6 +69,7 @@ from recall_operator.kube.client import Conflict, api_client, apply_status
 
 GROUP, VERSION = "recall.dev", "v1alpha1"
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
+ANN_INCIDENT_NAME = "recall.dev/incident-name"  # on each step Job, as kube.jobs writes it
 NO_LOG = "no log available"
 UNSEALED = ("waiting: status.recommendation does not carry this operator's seal (written by someone else, "
             "or before the operator restarted); nothing runs until the operator has triaged the incident itself")
@@ -153,9 +154,12 @@ async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[
 
 
 async def _list_jobs(api: Any, namespace: str, incident: str) -> dict[str, dict[str, Any]]:
+    """This incident's Jobs. The label is the name made a label value (dots become dashes, a long
+    name is cut and hashed), so `a.b` and `a-b` share it; the annotation holds the exact name."""
     items = (await asyncio.to_thread(
         k8s.BatchV1Api(api).list_namespaced_job, namespace, label_selector=jobkit.incident_selector(incident))).items
-    return {j.metadata.name: api.sanitize_for_serialization(j) for j in items}
+    return {j.metadata.name: api.sanitize_for_serialization(j) for j in items
+            if (j.metadata.annotations or {}).get(ANN_INCIDENT_NAME, incident) == incident}
 
 
 async def _job_context(api: Any, namespace: str, incident: str, job_names: set[str]
@@ -654,7 +658,7 @@ async def job_event(type: str | None, meta: Mapping[str, Any], namespace: str, b
 
 
 def _incident_of(job_meta: Mapping[str, Any]) -> str:
-    return str((job_meta.get("annotations") or {}).get("recall.dev/incident-name")
+    return str((job_meta.get("annotations") or {}).get(ANN_INCIDENT_NAME)
                or (job_meta.get("labels") or {})[jobkit.LABEL_INCIDENT])
 
 
