@@ -98,3 +98,21 @@ def test_every_phase_is_reachable() -> None:
 
 def test_only_a_resolved_incident_in_memory_needs_nothing() -> None:
     assert all(r[3] == "Resolved" for r in ROWS if r[4])
+
+
+def test_the_lifecycle_writer_applies_phase_and_ready_only_when_they_change() -> None:
+    from datetime import UTC, datetime
+
+    from recall_operator.handlers.lifecycle import lifecycle_status
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert lifecycle_status({}, {}, 1, now) is None  # nothing to sum up before the first answer
+    novel = status(recommendation={"mode": "novel"})
+    body = lifecycle_status({}, novel, 3, now)
+    assert body is not None and body["phase"] == "Triaged"
+    assert [c["type"] for c in body["conditions"]] == ["Ready"]  # only what this writer owns
+    ready = body["conditions"][0]
+    assert (ready["status"], ready["reason"], ready["observedGeneration"]) == ("False", "NeedsDecision", 3)
+    written = {**novel, "phase": "Triaged", "conditions": [*novel["conditions"], ready]}
+    assert lifecycle_status({}, written, 3, now) is None
+    assert lifecycle_status({"resolution": RESOLUTION}, written, 4, now)["phase"] == "Resolved"

@@ -49,7 +49,7 @@ COUNTED_WINDOW = 200
 
 
 def prune_none(value: Any) -> Any:
-    """The value as the API server keeps it after a merge patch: a null removes the key."""
+    """The value as the API server keeps it: a null is no value (an applied field left out is removed)."""
     if isinstance(value, Mapping):
         return {k: prune_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list | tuple):
@@ -108,7 +108,7 @@ def match_status(match: Match) -> dict[str, Any]:
 
 
 def recommendation_status(rec: Recommendation, plan: Plan | None) -> dict[str, Any]:
-    # Every key is always written (null when empty), so that a merge patch of a
+    # Every key is always given (null when empty, left out when applied), so that a
     # new recommendation removes what the old one had and nothing lingers.
     return {
         "mode": rec.mode,
@@ -128,7 +128,8 @@ def recommendation_status(rec: Recommendation, plan: Plan | None) -> dict[str, A
 
 @dataclass
 class StatusChange:
-    """What to merge into status, and the condition transitions worth an Event."""
+    """The status keys that change (applied with the rest of what their writer owns), and the
+    condition transitions worth an Event."""
 
     patch: dict[str, Any] = field(default_factory=dict)
     transitions: list[dict[str, Any]] = field(default_factory=list)
