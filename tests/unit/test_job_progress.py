@@ -104,3 +104,16 @@ def test_each_writer_applies_all_it_owns_and_nothing_else() -> None:
     keys = [*st.TRIAGE_KEYS, *st.EXECUTION_KEYS, *st.LIFECYCLE_KEYS]
     types = [*st.TRIAGE_CONDITIONS, *st.EXECUTION_CONDITIONS, *st.LIFECYCLE_CONDITIONS]
     assert len(keys) == len(set(keys)) and len(types) == len(set(types))
+
+
+def test_a_job_left_unfinished_well_past_its_deadline_fails_the_step() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    started = datetime(2026, 1, 1, tzinfo=UTC)
+    stuck = {"spec": {"activeDeadlineSeconds": 60}, "status": {"active": 0, "startTime": "2026-01-01T00:00:00Z"}}
+    events = [warning("FailedCreate", SA_MISSING)]
+    within = started + timedelta(seconds=60 + machine.DEADLINE_GRACE_SECONDS)
+    assert machine.job_progress(stuck, [], events, within).state == "running"
+    late = machine.job_progress(stuck, [], events, within + timedelta(seconds=1))
+    assert late.state == "failed" and "deadline of 60s" in late.why and "not found" in late.why
+    assert machine.job_progress(stuck, [], events).state == "running"  # no clock given: the Job alone decides

@@ -506,15 +506,32 @@ def _pod_waits(pods: Sequence[Mapping[str, Any]]) -> str:
     return ""
 
 
+# How long past its own deadline a Job may stay unfinished before the operator stops waiting for it:
+# the Job controller enforces the deadline, and one that is down (or a Job it lost) would hold a run for ever.
+DEADLINE_GRACE_SECONDS = 120
+
+
+def _past_deadline(job: Mapping[str, Any], now: datetime | None) -> int | None:
+    """The Job's deadline in seconds when `now` is past it by more than the grace, else None."""
+    deadline = (job.get("spec") or {}).get("activeDeadlineSeconds")
+    started = (job.get("status") or {}).get("startTime") or (job.get("metadata") or {}).get("creationTimestamp")
+    if now is None or not deadline or not started:
+        return None
+    begun = datetime.fromisoformat(str(started).replace("Z", "+00:00"))
+    return int(deadline) if (now - begun).total_seconds() > int(deadline) + DEADLINE_GRACE_SECONDS else None
+
+
 def job_progress(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]] = (),
-                 events: Sequence[Mapping[str, Any]] = ()) -> JobProgress:
+                 events: Sequence[Mapping[str, Any]] = (), now: datetime | None = None) -> JobProgress:
     """A step Job's state and why, from its conditions, its pods and the Events about it.
 
     A Job the controller has decided to fail (FailureTarget: its deadline or
     backoff limit) is failed at once, even while its pods are still being
     killed, which never ends when their node is gone. A Job that cannot make
     its pod (FailedCreate: a missing ServiceAccount, a quota) says so from its
-    Events; the Job object itself shows nothing of it.
+    Events; the Job object itself shows nothing of it. With `now`, a Job still
+    unfinished well past its own deadline is failed too: the controller that
+    should have ended it is not doing so, and no wait is for ever.
     """
     status = job.get("status") or {}
     conditions = status.get("conditions") or []
@@ -527,6 +544,12 @@ def job_progress(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]] = (),
         # The controller's own Warning about the failure (DeadlineExceeded) repeats `why`: the cause is before it.
         before = _last_warning([e for e in events if e.get("reason") != ended.get("reason")]) or _pod_waits(pods)
         return JobProgress("failed", f"{why}; before that: {before}" if before and before not in why else why)
+    overdue = _past_deadline(job, now)
+    if overdue is not None:
+        last = warning or _pod_waits(pods)
+        return JobProgress("failed", f"the Job did not end within its deadline of {overdue}s and "
+                           f"{DEADLINE_GRACE_SECONDS}s more; the Job controller did not end it"
+                           + (f"; before that: {last}" if last else ""))
     if _true(conditions, "Suspended"):
         return JobProgress("running", "waiting: the Job is suspended")
     if int(status.get("active") or 0) == 0 and warning:

@@ -206,29 +206,33 @@ class Seen:
 
 
 async def _seen(api: Any, namespace: str, incident: str, jobs: Mapping[str, Mapping[str, Any]],
-                recorded: Mapping[str, str]) -> Seen:
-    """Each Job's progress; pods and Events are read only for Jobs whose outcome status does not hold yet."""
-    open_jobs = {n for n, j in jobs.items()
-                 if machine.job_progress(j).state == "running" or n not in recorded}
+                recorded: Mapping[str, tuple[str, str]], now: datetime) -> Seen:
+    """Each Job's progress; pods and Events are read only for Jobs whose outcome status does not hold yet.
+
+    An outcome status holds stays: a failure is not undone by a Job the operator
+    stopped waiting for (past its deadline) finishing after all, and its reason
+    is kept when the Events it came from have expired.
+    """
+    open_jobs = {n for n, j in jobs.items() if n not in recorded}
     pods, events = await _job_context(api, namespace, incident, open_jobs)
     progress = {}
     for n, j in jobs.items():
-        p = machine.job_progress(j, pods.get(n, []), events.get(n, []))
-        if p.state == "failed" and recorded.get(n):
-            p = replace(p, why=recorded[n])  # the reason found when it failed; Events expire
-        progress[n] = p
+        if recorded.get(n, ("", ""))[0] == "failed":
+            progress[n] = machine.JobProgress("failed", recorded[n][1])
+        else:
+            progress[n] = machine.job_progress(j, pods.get(n, []), events.get(n, []), now)
     return Seen(progress)
 
 
-def _recorded_reasons(status: Mapping[str, Any]) -> dict[str, str]:
-    """Job name -> the reason status already holds for a finished step."""
+def _recorded_reasons(status: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Job name -> (result, reason) status already holds for a finished step."""
     out = {}
     entries = [*((status.get("dryRun") or {}).get("steps") or []),
                *((status.get("execution") or {}).get("steps") or []),
                *((status.get("execution") or {}).get("rollbacks") or [])]
     for s in entries:
         if s.get("job") and s.get("result") in ("succeeded", "failed"):
-            out[s["job"]] = str(s.get("reason") or "")
+            out[s["job"]] = (str(s["result"]), str(s.get("reason") or ""))
     return out
 
 
@@ -344,7 +348,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
 
     steps, params, built_hash, why_not = await _plan_steps(api, incident)
     jobs = await _list_jobs(api, namespace, name)
-    seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status))
+    seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status), ctx.now)
     uid = incident["metadata"]["uid"]
     changes: dict[str, Any] = {}
     events: list[tuple[str, str, bool]] = []
