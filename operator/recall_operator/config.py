@@ -34,7 +34,8 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
-    """The gate's bars and the similarity weights: RECALL_NOVEL_BAR, RECALL_ACTIONABLE_BAR, RECALL_WEIGHT_<TERM>."""
+    """The gate's bars and the similarity weights: RECALL_NOVEL_BAR, RECALL_ACTIONABLE_BAR,
+    RECALL_RECOGNITION_BAR, RECALL_RECOGNITION_FLOOR, RECALL_WEIGHT_<TERM>."""
     defaults = Settings()
     weights = Weights(
         **{
@@ -48,6 +49,8 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
     return Settings(
         novel_bar=round(_number(env, "RECALL_NOVEL_BAR", defaults.novel_bar, 0, 100)),
         actionable_bar=round(_number(env, "RECALL_ACTIONABLE_BAR", defaults.actionable_bar, 0, 100)),
+        recognition_bar=round(_number(env, "RECALL_RECOGNITION_BAR", defaults.recognition_bar, 0, 200)),
+        recognition_floor=round(_number(env, "RECALL_RECOGNITION_FLOOR", defaults.recognition_floor, 0, 100)),
         weights=weights,
     )
 

@@ -18,11 +18,17 @@ def test_bars_and_weights_are_read() -> None:
     assert (s.weights.lexical, s.weights.dna) == (0.30, 0.10)
 
 
+def test_the_recognition_bars_are_read() -> None:
+    s = settings_from_env({"RECALL_RECOGNITION_BAR": "120", "RECALL_RECOGNITION_FLOOR": "45"})
+    assert (s.recognition_bar, s.recognition_floor) == (120, 45)
+
+
 @pytest.mark.parametrize(
     ("env", "message"),
     [
         ({"RECALL_NOVEL_BAR": "high"}, "RECALL_NOVEL_BAR='high' is not a number"),
         ({"RECALL_ACTIONABLE_BAR": "101"}, "RECALL_ACTIONABLE_BAR=101 is outside 0..100"),
+        ({"RECALL_RECOGNITION_FLOOR": "101"}, "RECALL_RECOGNITION_FLOOR=101 is outside 0..100"),
         ({"RECALL_WEIGHT_SERVICE": "-0.1"}, "RECALL_WEIGHT_SERVICE=-0.1 is outside 0..1"),
         ({"RECALL_WEIGHT_LEXICAL": "0.5"}, "add up to 1.15; they must add up to 1"),
     ],

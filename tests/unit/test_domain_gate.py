@@ -36,8 +36,9 @@ def ev(**changes) -> Evidence:
         (ev(best=54), ("novel", None)),
         (ev(best=54, exploration=FIT), ("novel", "catalog-b")),
         (ev(best=55), None),
+        (ev(best=52, recognised=("inc-1",)), None),
     ],
-    ids=["under-the-bar", "under-the-bar-with-a-catalog-offer", "at-the-bar"],
+    ids=["under-the-bar", "under-the-bar-with-a-catalog-offer", "at-the-bar", "under-the-bar-but-recognised"],
 )
 def test_nothing_similar(evidence: Evidence, decided) -> None:
     got = gate.nothing_similar(evidence)
@@ -274,3 +275,44 @@ def test_a_runbook_nearly_as_well_supported_beats_a_manual_fix_nothing_describes
     rec = result.recommendation
     assert (rec.mode, rec.runbook) == ("advisory", SLOT_RUNBOOK.name)
     assert any(w.startswith("precedents disagree: a manual fix") for w in rec.warnings)
+
+
+# -- recognised below the bar: a terse page whose confirmed outcome names the failure
+
+def _terse_precedent(cause: str, summary: str):
+    page = memory(
+        "inc-0052",
+        service="payment-service",
+        runbook="payment-rotate-psp-key",
+        title="[FIRING:1] PaymentAuthDeclinesHigh payment-service",
+        description="declines 14% > 3% for 10m",
+        symptoms=["5xx"],
+        resolved_at=T0 - timedelta(days=9),
+    )
+    return page.model_copy(update={"resolution": page.resolution.model_copy(update={"root_cause": cause, "summary": summary})})
+
+
+PSP_REPORT = incident(
+    service="payment-service",
+    title="payment-service declines: the card processor rejects our API key since the rotation",
+    description="authorisations fail with invalid_api_key from the card processor; the key rotated at 02:00 "
+                "and the processor still holds the old one",
+    symptoms=["5xx", "auth-errors"],
+)
+PSP_CATALOG = [runbook("payment-rotate-psp-key", ["payment-service"], ["auth-errors"])]
+
+
+def test_a_precedent_below_the_novel_bar_is_recognised_by_its_confirmed_outcome() -> None:
+    named = _terse_precedent(
+        "the card processor kept the old API key after our rotation: every authorisation failed with invalid_api_key",
+        "pushed the rotated API key to the card processor with payment-rotate-psp-key",
+    )
+    silent = _terse_precedent("unknown", "recovered on its own")
+    with_outcome = assess(PSP_REPORT, [named], context(catalog=PSP_CATALOG))
+    without = assess(PSP_REPORT, [silent], context(catalog=PSP_CATALOG))
+    # The same report, the same page: only what the outcome says differs.
+    assert with_outcome.matches[0].similarity == without.matches[0].similarity < 55
+    assert without.recommendation.mode == "novel"
+    rec = with_outcome.recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", "payment-rotate-psp-key")
+    assert any(r.startswith("inc-0052 is recognised") for r in rec.reasons), rec.reasons

@@ -5,7 +5,7 @@ decides, with the mode, the runbook to show and a reason, or passes to the
 next. The chain is read top to bottom here and nowhere else: the first
 policy that decides wins, and the last one always does.
 
-    nothing_similar          -> novel       no precedent is close enough
+    nothing_similar          -> novel       no precedent is close enough, and none is recognised
     remembered_fix_stale     -> advisory    memory's fix was made stale by a migration
     no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
     fix_failed_here          -> advisory    the chosen fix failed before under these conditions
@@ -66,6 +66,7 @@ class Evidence:
     replacement: CatalogFit | None = None  # a catalog runbook in place of a stale or blocked fix
     replacement_ceiling: int = 0
     manual_match: FixMatch | None = None  # the runbook that describes the manual fixes
+    recognised: tuple[str, ...] = ()  # below the novel bar, but their confirmed outcomes say what this one says
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ Policy = Callable[[Evidence], Decision | None]
 
 
 def nothing_similar(e: Evidence) -> Decision | None:
-    if e.best >= e.novel_bar:
+    if e.best >= e.novel_bar or e.recognised:
         return None
     offer = e.exploration
     reason = f"best similarity {e.best} is below the novel bar {e.novel_bar}: no precedent is authoritative"
