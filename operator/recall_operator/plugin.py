@@ -111,6 +111,9 @@ def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[st
         f"   dry-run:  {_cmd(step.get('dryRunCommand'))}",
         f"   rollback: {_cmd(step.get('rollbackCommand')) if step.get('rollbackCommand') else 'NONE (cannot be undone by the operator)'}",
     ]
+    if step.get("apiAccess"):
+        # What an approver signs for: this step's pod gets a token for the executor's account.
+        lines.append("   API ACCESS: runs with a token of the runbook executor account (its Role in this namespace)")
     return lines
 
 

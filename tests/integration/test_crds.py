@@ -770,3 +770,18 @@ def test_runbook_status_columns(kubectl: Callable[..., Any], namespace: str) -> 
     assert row["WIN RATE"] == "0.6"
     assert row["EXECUTED"] == "3"
     assert row["SERVICES"] == "cart-service, redis-cluster"
+
+
+def test_an_incident_without_a_severity_is_stored_as_medium_as_the_operator_reads_it(
+    kubectl: Callable[..., Any], namespace: str
+) -> None:
+    # An alert bridge or a person may leave severity out; the SEVERITY column must not be blank.
+    spec = good_incident()
+    del spec["severity"]
+    create(kubectl, namespace, manifest("Incident", "no-severity", spec))
+    assert get(kubectl, namespace, "incidents", "no-severity")["spec"]["severity"] == "medium"
+    # Blank columns collapse in a plain split, so read the SEVERITY column by its position in the header.
+    out = kubectl_ok(kubectl, "get", "incidents", "no-severity", "-n", namespace)
+    header, row = out.splitlines()[:2]
+    start = header.index("SEVERITY")
+    assert row[start:].split()[0] == "medium", out

@@ -166,3 +166,9 @@ def test_why_says_when_recognition_put_a_match_above_a_more_similar_one() -> Non
     lines = plugin.render_match(1, match)
     assert any(line.strip().startswith("recognition: +31") for line in lines), lines
     assert not any("recognition" in line for line in plugin.render_match(1, {**match, "recognition": 0}))
+
+
+def test_why_flags_a_step_that_gets_an_api_token() -> None:
+    step = {"name": "undo", "risk": "medium", "command": ["kubectl", "rollout", "undo"], "dryRunCommand": ["true"]}
+    assert not any("API ACCESS" in line for line in plugin.render_step(1, step, read_only=False))
+    assert any("API ACCESS" in line for line in plugin.render_step(1, {**step, "apiAccess": True}, read_only=False))
