@@ -352,6 +352,11 @@ def open_incident(term: Terminal, directory: Path, manifest: dict[str, Any], per
     return name
 
 
+def _failed_step(dry_run: dict[str, Any]) -> bool:
+    """A dry-run step failed: nothing of the plan may run, so there is no point waiting for the others."""
+    return any(step.get("result") == "failed" for step in dry_run.get("steps") or [])
+
+
 def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any], taken: Iterable[str]) -> int:
     """Page, why, dry-run, approve, Jobs, resolve, win rate, recurrence: each as on-call would see it."""
     from recall_operator.kube import jobs as jobkit
@@ -386,12 +391,12 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
     dry = bounded_wait(
         f"the dry-run Jobs of plan {plan} to finish",
         lambda: (d := incident_status(kubectl, ns, name).get("dryRun") or {}).get("planHash") == plan
-        and d.get("done") and d,
+        and (d.get("done") or _failed_step(d)) and d,
         DRY_RUN_S, explain(name))
     term.run("get", "incident", name, "-n", ns)
     term.run("recall", "why", name, "-n", ns)
     term.run("get", "jobs", "-n", ns, "-l", f"{jobkit.incident_selector(name)},{jobkit.LABEL_PHASE}=dryrun")
-    if not dry.get("ok"):
+    if not dry.get("ok") or _failed_step(dry):
         raise DemoFailure(f"the dry-run of plan {plan} failed; nothing may run\n{incident_reason(kubectl, ns, name)}")
 
     _say(f"\n== approve: {APPROVER} approves exactly plan {plan} ({ON_CALL} opened the incident,"

@@ -205,3 +205,18 @@ def test_a_wait_that_runs_out_says_what_it_waited_for_and_what_the_incident_says
     assert "phase: DryRun" in text
     assert ("condition Ready=False (DryRunWaiting): step show-history: FailedCreate: serviceaccount "
             "recall-runbook-executor not found") in text
+
+
+def test_a_demo_whose_jobs_cannot_start_stops_before_approval_and_says_why(tmp_path: Path) -> None:
+    # Step Jobs that name a ServiceAccount the namespace lacks never get a pod: the dry-run fails at its deadline.
+    env = {**os.environ, "RECALL_EXECUTOR_SERVICE_ACCOUNT": "nobody-here"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "recall_operator.cli", "demo", "--dir", str(tmp_path / "demo")],
+        capture_output=True, text=True, timeout=DEMO_BOUND_S, stdin=subprocess.DEVNULL, env=env,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "recall demo: the dry-run of plan" in proc.stderr and "failed; nothing may run" in proc.stderr
+    # The reason is the incident's own status, read from the API server, not a guess of the demo's.
+    assert "incident inc-010's status:" in proc.stderr and "condition Ready=False" in proc.stderr
+    assert "dry-run step show-history: failed" in proc.stderr and "nobody-here" in proc.stderr
+    assert "$ kubectl recall approve" not in proc.stdout
