@@ -213,9 +213,6 @@ RUN_S = 300.0
 OUTCOME_S = 120.0
 STEP_COMMAND_S = 150.0  # kubectl recall approve waits up to 60 s for the operator's verdict itself
 
-TERMINAL_STATES = ("Succeeded", "Failed", "RolledBack", "Stopped")
-
-
 class DemoFailure(RuntimeError):
     """A step of the walk did not happen; the message says which and why."""
 
@@ -291,7 +288,8 @@ def _manifests(relative: str, keep: Callable[[dict[str, Any]], bool]) -> list[di
 
 def grant_people(kubectl: Kubectl, namespace: str) -> None:
     """The chart's approver, responder and viewer roles, bound to the demo's two people in its namespace,
-    and the policy that signs an Approval with its creator's name; nothing here runs as an administrator."""
+    and the policy that signs an Approval with its creator's name: the people act with the rights the
+    chart gives them, not as the cluster's administrator."""
     wanted = {role for roles in ROLES.values() for role in roles}
     objects = _manifests("manifests/rbac.yaml",
                          lambda d: d.get("kind") == "ClusterRole" and d["metadata"]["name"] in wanted)
@@ -312,7 +310,9 @@ class Terminal:
     """Runs what a person types (kubectl, and the kubectl recall plugin on PATH) and prints it with its output."""
 
     def __init__(self, kubectl_dir: Path, kubeconfig: Path, namespace: str, cwd: Path) -> None:
-        plugin = shutil.which("kubectl-recall") or str(Path(sys.executable).with_name("kubectl-recall"))
+        # The plugin installed with this package, before any other kubectl-recall on PATH.
+        beside = Path(sys.executable).with_name("kubectl-recall")
+        plugin = str(beside) if beside.exists() else (shutil.which("kubectl-recall") or str(beside))
         path = os.pathsep.join([str(kubectl_dir), str(Path(plugin).parent), os.environ.get("PATH", "")])
         self.env = {**os.environ, "KUBECONFIG": str(kubeconfig), "PATH": path}
         self.kubectl = str(kubectl_dir / "kubectl")
@@ -359,6 +359,7 @@ def _failed_step(dry_run: dict[str, Any]) -> bool:
 
 def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any], taken: Iterable[str]) -> int:
     """Page, why, dry-run, approve, Jobs, resolve, win rate, recurrence: each as on-call would see it."""
+    from recall_operator.domain.execution import TERMINAL
     from recall_operator.kube import jobs as jobkit
 
     ns = term.namespace
@@ -406,7 +407,7 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
     term.run("get", "approvals", "-n", ns)
     execution = bounded_wait(
         f"the step Jobs of plan {plan} to finish",
-        lambda: (e := incident_status(kubectl, ns, name).get("execution") or {}).get("state") in TERMINAL_STATES and e,
+        lambda: (e := incident_status(kubectl, ns, name).get("execution") or {}).get("state") in TERMINAL and e,
         RUN_S, explain(name))
     term.run("get", "jobs", "-n", ns, "-l", f"{jobkit.incident_selector(name)},{jobkit.LABEL_PHASE}=run")
     term.run("get", "incident", name, "-n", ns)
@@ -444,7 +445,7 @@ def walk(kubectl: Kubectl, term: Terminal, directory: Path, new: dict[str, Any],
         bounded_wait(
             f"the dry-run Jobs of {again}'s plan to finish",
             lambda: (d := incident_status(kubectl, ns, again).get("dryRun") or {}).get("planHash")
-            == second["planHash"] and d.get("done"),
+            == second["planHash"] and (d.get("done") or _failed_step(d)),
             DRY_RUN_S, explain(again))
     term.run("get", "incidents", "-n", ns)
     for label, who, rec in (("before the loop", name, first), ("after it", again, second)):
