@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from itertools import chain
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -199,8 +198,6 @@ class LexicalScorer:
         )
         self.lengths = [len(d) for d in documents] if counted is None else [sum(d.values()) for d in counted]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
-        # In how many documents each term occurs (a document iterates as its distinct terms).
-        self.df: Counter[str] = Counter(chain.from_iterable(self.documents))
         self.n = len(self.documents)
         self.unseen_idf = math.log(1 + (self.n + 0.5) / 0.5)
         self._idf: dict[str, float] = {}  # only the terms a query asks about are ever needed
@@ -208,8 +205,10 @@ class LexicalScorer:
     def idf(self, term: str) -> float:
         """The always-positive IDF variant: a term in every document still counts a little."""
         if term not in self._idf:
-            c = self.df.get(term)
-            self._idf[term] = self.unseen_idf if c is None else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
+            # In how many documents it occurs, counted for the query's terms only: a
+            # query asks about a few dozen terms, the pool holds thousands.
+            c = sum(1 for d in self.documents if term in d)
+            self._idf[term] = self.unseen_idf if c == 0 else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
         return self._idf[term]
 
     @classmethod
@@ -280,7 +279,7 @@ def _recent_deploy(spec: IncidentSpec) -> bool | None:
 # What a memory's features were derived by. Raise it whenever a change here or
 # in text.py / dna.py changes what `memory_features` returns: a store that
 # keeps features rebuilds the ones of an older version when it opens.
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -293,7 +292,7 @@ class MemoryFeatures:
     """
 
     words: Mapping[str, int]  # incident_words, counted: the lexical term's document
-    outcome: Mapping[str, int]  # the words of its confirmed root cause and summary, counted (recognition)
+    known: Mapping[str, int]  # `words` plus its confirmed root cause and summary, counted: recognition's document
     denied: tuple[tuple[str, str], ...]  # denied_symptoms, sorted by stem: what its report denied
     facts: frozenset[str]  # precedent_facts: what was true of it
     symptoms: frozenset[str]  # its symptom tags
@@ -303,16 +302,16 @@ class MemoryFeatures:
 
     def to_json(self) -> str:
         return json.dumps(
-            [self.words, self.outcome, [list(d) for d in self.denied], sorted(self.facts), sorted(self.symptoms),
+            [self.words, self.known, [list(d) for d in self.denied], sorted(self.facts), sorted(self.symptoms),
              sorted(self.signatures), self.recent_deploy, list(self.dna)],
             separators=(",", ":"),
         )
 
     @classmethod
     def from_json(cls, text: str) -> MemoryFeatures:
-        words, outcome, denied, facts, symptoms, signatures, recent, dna = json.loads(text)
+        words, known, denied, facts, symptoms, signatures, recent, dna = json.loads(text)
         return cls(
-            words, outcome, tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
+            words, known, tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
             frozenset(signatures), recent, tuple(dna),
         )
 
@@ -320,9 +319,10 @@ class MemoryFeatures:
 def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
     """The scoring features of one memory (what `score_candidates` would derive from it)."""
     spec = memory.spec
+    words = Counter(incident_words(spec))
     return MemoryFeatures(
-        words=dict(Counter(incident_words(spec))),
-        outcome=dict(Counter(tokens(f"{memory.resolution.root_cause} {memory.resolution.summary}"))),
+        words=dict(words),
+        known=dict(words + Counter(tokens(f"{memory.resolution.root_cause} {memory.resolution.summary}"))),
         denied=tuple(sorted(denied_symptoms(spec).items())),
         facts=frozenset(precedent_facts(memory)),
         symptoms=frozenset(spec.symptoms),
@@ -391,7 +391,7 @@ def score_candidates(
     feats = [f if f is not None else memory_features(c) for c, f in zip(candidates, kept)]
     query = incident_words(spec)
     relevance = LexicalScorer.of_counts([f.words for f in feats]).relevances(query)
-    recognition = LexicalScorer.of_counts([Counter(f.words) + Counter(f.outcome) for f in feats]).relevances(query)
+    recognition = LexicalScorer.of_counts([f.known for f in feats]).relevances(query)
     query_dna = own_values(spec)
     placements: dict[str, tuple[float, float]] = {}
 
