@@ -164,8 +164,10 @@ def test_recurrence_is_recalled_its_outcome_counted_and_a_clear_one_is_actionabl
     assert body["spec"]["resolution"]["runbook"] == outcome["runbook"]
     assert body["status"]["recommendation"] == rec
 
-    # More history, then a clear recurrence of the rollback case: actionable, with a plan to approve.
+    # More history, then a clear recurrence of the rollback case: actionable, with a plan to approve
+    # (its dry-run Jobs run as the executor account, made here as the chart makes it).
     load_history(kubectl, namespace, steps[at + 1:])
+    kubectl("create", "serviceaccount", "recall-runbook-executor", "-n", namespace, check=True)
     status, _ = _create_and_time(kubectl, namespace, clear, get_status)
     rec = status["recommendation"]
     assert rec["mode"] == "actionable", rec
@@ -174,6 +176,26 @@ def test_recurrence_is_recalled_its_outcome_counted_and_a_clear_one_is_actionabl
     assert rec["readOnly"] is False and any("undo" in " ".join(s["command"]) for s in rec["steps"])
     assert {"inc-0001", "inc-0022"} & {m["incident"] for m in status["matches"][:3]}
     assert _conditions(status)["AwaitingApproval"]["status"] == "True"
+
+    # Where each incident is, at a glance: the history is Resolved and needs nothing; the clear
+    # recurrence is dry-run, then waits for its Approval, and Ready says for which plan.
+    history_one = until("a history incident Resolved and Ready", lambda: (
+        (s := get_status("inc-0001")).get("phase") == "Resolved"
+        and _conditions(s).get("Ready", {}).get("status") == "True" and s))
+    assert _conditions(history_one)["Ready"]["reason"] == "Resolved"
+    assert until("inc-0022 Resolved", lambda: get_status("inc-0022").get("phase") == "Resolved")
+    name = clear["metadata"]["name"]
+    waiting = until(f"{name} awaiting approval", lambda: (
+        (s := get_status(name)).get("phase") == "AwaitingApproval" and s.get("dryRun", {}).get("done") and s))
+    conditions = _conditions(waiting)
+    assert conditions["Ready"]["status"] == "False" and rec["planHash"] in conditions["Ready"]["message"]
+    # Three writers, each with its own field manager, none removing what another wrote.
+    assert {"Triaged", "AwaitingApproval", "MemoryAvailable", "Ready"} <= set(conditions)
+    body = json.loads(kubectl("get", "incident", name, "-n", namespace, "-o", "json",
+                              "--show-managed-fields", check=True).stdout)
+    managers = {m["manager"] for m in body["metadata"]["managedFields"] if m.get("subresource") == "status"
+                and m.get("operation") == "Apply"}
+    assert managers == {"recall-triage", "recall-execution", "recall-lifecycle"}, managers
 
 
 def test_after_the_redis_migration_the_vm_restart_is_stale(
