@@ -181,3 +181,21 @@ def test_operator_restart_mid_run_never_runs_a_step_twice(env: Env, namespace: s
     assert names == sorted(jobkit.job_name(INCIDENT, "run", s, 1) for s in STEP_NAMES)
     assert len(env.jobs(f"{jobkit.LABEL_PHASE}=dryrun")) == 3  # dry-runs not repeated either
     assert [s["result"] for s in ex["steps"]] == ["succeeded"] * len(STEP_NAMES)
+
+
+def test_a_new_run_keeps_nothing_of_an_old_run_another_writer_left(env: Env, namespace: str) -> None:
+    plan_hash = env.setup()
+    # An earlier run, rejected, as an older operator wrote it (a merge patch, not this operator's apply):
+    # its keys are co-owned by that writer, and an apply alone would leave them in place.
+    old_run = {"planHash": "0" * 16, "attempt": 1, "state": "Stopped", "stopped": True, "rejectedBy": "bob",
+               "rejection": "reject-old", "reason": "rejected before any step ran", "steps": [], "rollbacks": []}
+    env.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", namespace, "--subresource=status", "--type=merge",
+                "-p", json.dumps({"status": {"execution": old_run}}), check=True)
+    with operator(namespace) as runner:
+        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
+        env.approve("approve-new", plan_hash)
+        ex = wait_for("the new run to end", lambda: (e := env.status("execution")).get("planHash") == plan_hash
+                      and e.get("state") in ("Succeeded", "Failed", "Stopped", "RolledBack") and e)
+    assert runner.exception is None, runner.output
+    assert ex["state"] == "Succeeded" and ex["attempt"] == 2, ex
+    assert not {"stopped", "rejectedBy", "rejection"} & set(ex), ex

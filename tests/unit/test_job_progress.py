@@ -117,3 +117,16 @@ def test_a_job_left_unfinished_well_past_its_deadline_fails_the_step() -> None:
     late = machine.job_progress(stuck, [], events, within + timedelta(seconds=1))
     assert late.state == "failed" and "deadline of 60s" in late.why and "not found" in late.why
     assert machine.job_progress(stuck, [], events).state == "running"  # no clock given: the Job alone decides
+
+
+def test_leftovers_are_what_status_holds_under_a_writers_keys_that_it_did_not_send() -> None:
+    sent = {"execution": {"planHash": "p2", "state": "Running", "steps": []}}
+    held = {"execution": {"planHash": "p2", "state": "Running", "steps": [], "stopped": True, "rejectedBy": "bob"},
+            "dryRun": {"planHash": "p1"}, "recommendation": {"mode": "novel"}}
+    assert st.leftovers(sent, held, st.EXECUTION_KEYS) == {"execution": {"stopped": None, "rejectedBy": None},
+                                                           "dryRun": None}
+    rec_sent = {"recommendation": {"mode": "advisory", "parameters": {"SERVICE": "cart"}}}
+    rec_held = {"recommendation": {"mode": "advisory", "runbook": "old", "parameters": {"SERVICE": "cart", "NS": "x"}}}
+    assert st.leftovers(rec_sent, rec_held, st.TRIAGE_KEYS) == {"recommendation": {"runbook": None,
+                                                                                   "parameters": {"NS": None}}}
+    assert st.leftovers(held, held, st.EXECUTION_KEYS) == {}

@@ -65,7 +65,7 @@ from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.handlers import clock, lifecycle, status_key
 from recall_operator.kube import jobs as jobkit
 from recall_operator.kube import status as st
-from recall_operator.kube.client import Conflict, api_client, apply_status
+from recall_operator.kube.client import Conflict, api_client, apply_status, remove_status_fields
 
 GROUP, VERSION = "recall.dev", "v1alpha1"
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
@@ -299,10 +299,14 @@ async def _apply(api: Any, incident: Mapping[str, Any], changes: Mapping[str, An
     meta = incident["metadata"]
     body = st.owned_status(incident.get("status") or {}, changes, st.EXECUTION_KEYS, st.EXECUTION_CONDITIONS)
     try:
-        await asyncio.to_thread(apply_status, api, GROUP, VERSION, "incidents", "Incident", meta["namespace"],
-                                meta["name"], body, st.EXECUTION_MANAGER, meta["resourceVersion"])
+        held = await asyncio.to_thread(apply_status, api, GROUP, VERSION, "incidents", "Incident", meta["namespace"],
+                                       meta["name"], body, st.EXECUTION_MANAGER, meta["resourceVersion"])
     except Conflict:
         return False
+    stale = st.leftovers(body, held.get("status") or {}, st.EXECUTION_KEYS)
+    if stale:  # kept by an older writer's ownership: an earlier run's keys must not look current
+        await asyncio.to_thread(remove_status_fields, api, GROUP, VERSION, "incidents", meta["namespace"],
+                                meta["name"], stale, st.EXECUTION_MANAGER)
     return True
 
 

@@ -49,7 +49,7 @@ from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, status_key
 from recall_operator.kube import status as st
-from recall_operator.kube.client import Conflict, apply_status
+from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
 from recall_operator.replay import recall_query
 
@@ -114,10 +114,14 @@ async def _write_status(api: Any, namespace: str, name: str, current: Mapping[st
     """
     body = st.owned_status(current, change.patch, st.TRIAGE_KEYS, st.TRIAGE_CONDITIONS)
     try:
-        await asyncio.to_thread(apply_status, api, GROUP, VERSION, PLURAL, "Incident", namespace, name, body,
-                                st.TRIAGE_MANAGER, resource_version)
+        held = await asyncio.to_thread(apply_status, api, GROUP, VERSION, PLURAL, "Incident", namespace, name, body,
+                                       st.TRIAGE_MANAGER, resource_version)
     except Conflict:
         return False
+    stale = st.leftovers(body, held.get("status") or {}, st.TRIAGE_KEYS)
+    if stale:  # kept by an older writer's ownership (a merge patch): a former recommendation's keys go
+        await asyncio.to_thread(remove_status_fields, api, GROUP, VERSION, PLURAL, namespace, name, stale,
+                                st.TRIAGE_MANAGER)
     return True
 
 

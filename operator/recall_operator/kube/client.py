@@ -58,3 +58,18 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
             raise Conflict(f"{plural}/{name}: {exc.status} {exc.reason}") from exc
         raise
     return result
+
+
+def remove_status_fields(api: Any, group: str, version: str, plural: str, namespace: str, name: str,
+                         patch: dict[str, Any], manager: str) -> None:
+    """Delete status fields (a merge patch of nulls) that an apply could not remove: another manager owns them too."""
+    from kubernetes import client
+
+    try:
+        client.CustomObjectsApi(api).patch_namespaced_custom_object_status(
+            group, version, namespace, plural, name, {"status": patch}, field_manager=manager,
+            _content_type="application/merge-patch+json",
+        )
+    except client.ApiException as exc:
+        if exc.status != 404:
+            raise

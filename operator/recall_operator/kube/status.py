@@ -78,6 +78,30 @@ def owned_status(current: Mapping[str, Any], changes: Mapping[str, Any], keys: S
     return out
 
 
+def leftovers(sent: Mapping[str, Any], held: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """A merge patch removing what status still holds under `keys` that the writer did not send.
+
+    After an apply, the API server keeps a field the writer left out when some
+    other manager owns it too: an older operator's merge patches, or a person's.
+    Under keys a writer alone answers for (an old run's `stopped`, a plan's
+    former parameter) that would be stale data shown as current; this says
+    which to delete. Maps are compared key by key; lists and values are the
+    writer's whole. Empty when nothing is left over.
+    """
+    def diff(s: Mapping[str, Any], h: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in h.items():
+            if k not in s:
+                out[k] = None
+            elif isinstance(v, Mapping) and isinstance(s[k], Mapping):
+                inner = diff(s[k], v)
+                if inner:
+                    out[k] = inner
+        return out
+
+    return diff({k: sent[k] for k in keys if k in sent}, {k: held[k] for k in keys if k in held})
+
+
 def dna_status(dimensions: Sequence[Dimension]) -> dict[str, dict[str, Any]]:
     return {d.name: {"value": round(d.value, 3), "reason": d.reason} for d in dimensions}
 
