@@ -45,6 +45,7 @@ execution is re-derived from the Approval objects it names (domain.execution).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -282,8 +283,6 @@ async def _create_job(api: Any, manifest: dict[str, Any]) -> tuple[bool, str | N
 
 
 def _api_message(exc: ApiException) -> str:
-    import json
-
     try:
         return str(json.loads(exc.body or "{}").get("message") or exc.reason)
     except ValueError:
