@@ -190,7 +190,7 @@ async def _storm(api: Any, port: int, alerts: int, distinct: int) -> tuple[float
 
 
 async def measure(quick: bool) -> dict[str, Any]:
-    from kubernetes import client, config
+    from kubernetes import config
 
     from recall_operator.cluster import LocalCluster
 

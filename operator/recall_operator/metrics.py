@@ -30,6 +30,8 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from recall_operator.api import GROUP, VERSION
+
 log = logging.getLogger(__name__)
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -292,9 +294,9 @@ def _list_items(api: Any, plural: str, namespaces: Iterable[str | None]) -> list
     items: list[dict[str, Any]] = []
     for ns in namespaces:
         if ns is None:
-            got = custom.list_cluster_custom_object("recall.dev", "v1alpha1", plural, _request_timeout=30)
+            got = custom.list_cluster_custom_object(GROUP, VERSION, plural, _request_timeout=30)
         else:
-            got = custom.list_namespaced_custom_object("recall.dev", "v1alpha1", ns, plural, _request_timeout=30)
+            got = custom.list_namespaced_custom_object(GROUP, VERSION, ns, plural, _request_timeout=30)
         items.extend(got.get("items") or [])
     return items
 

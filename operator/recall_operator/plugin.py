@@ -26,7 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-GROUP, VERSION = "recall.dev", "v1alpha1"
+from recall_operator.api import GROUP, VERSION
+
 RESULTS = ("succeeded", "failed", "partial")
 MERGE_PATCH = "application/merge-patch+json"
 NAME_MAX = 253

@@ -344,7 +344,7 @@ def test_100_concurrent_posts_make_exactly_one_incident_per_alert(
         results = list(pool.map(send, requests))
 
     created: dict[str, int] = {}
-    for (body, ctype, expected), (code, answer) in zip(requests, results):
+    for (body, _ctype, expected), (code, answer) in zip(requests, results):
         assert code in expected, (code, answer, body[:200])
         if code == 200:
             for name in answer["created"]:

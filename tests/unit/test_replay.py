@@ -104,7 +104,7 @@ def test_shuffling_every_truth_leaves_every_row_unchanged(
     tmp_path: Path, capsys, rows_of: dict[Path, list[dict]], path: Path
 ) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
-    events = [(i, json.loads(l)) for i, l in enumerate(lines) if l.strip() and not l.startswith("#")]
+    events = [(i, json.loads(line)) for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
     incidents = [(i, e) for i, e in events if e["type"] == "incident"]
     truths = [e.get("truth") for _, e in incidents]
     shuffled = truths[1:] + truths[:1]  # a rotation: no incident keeps its own truth

@@ -54,9 +54,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from recall_operator.api import API_VERSION
 from recall_operator.domain.approval_rules import BRIDGE_OPENER, OPENED_BY_ANNOTATION as OPENED_BY
 
-API_VERSION = "recall.dev/v1alpha1"
 KIND = "Incident"
 
 # A webhook body bigger than this is refused before parsing (413); Alertmanager

@@ -33,10 +33,10 @@ from typing import Any
 
 from aiohttp import web
 
+from recall_operator.api import GROUP, VERSION
 from recall_operator.kube.client import api_client
 
 from .alertmanager import (
-    API_VERSION,
     MAX_BODY_BYTES,
     AlertIncident,
     BridgeError,
@@ -48,7 +48,6 @@ from .alertmanager import (
 
 log = logging.getLogger(__name__)
 
-GROUP, VERSION = API_VERSION.split("/")
 PLURAL = "incidents"
 MERGE_PATCH = "application/merge-patch+json"
 

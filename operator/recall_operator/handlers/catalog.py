@@ -45,13 +45,13 @@ from recall_operator.domain.models import (
     RunbookRecord,
     RunbookSpec,
 )
+from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.recommend import Context
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.kube.client import Conflict, apply_status
 from recall_operator.kube.status import record_from_status
 from recall_operator.memory.base import MemoryUnavailable
 
-GROUP, VERSION = "recall.dev", "v1alpha1"
 TOPOLOGY_LABEL = "recall.dev/topology"
 # The field manager of the Accepted condition (and Runbook.status.servicesText).
 FIELD_MANAGER = "recall-operator-catalog"

@@ -58,6 +58,7 @@ from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
 from recall_operator.config import ExecutionSettings, approval_settings_from_env, execution_settings_from_env
+from recall_operator.api import GROUP, VERSION
 from recall_operator.domain import execution as machine
 from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending, resolved_by
 from recall_operator.domain.conditions import set_condition
@@ -68,7 +69,6 @@ from recall_operator.kube import jobs as jobkit
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, api_client, apply_status, remove_status_fields
 
-GROUP, VERSION = "recall.dev", "v1alpha1"
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
 ANN_INCIDENT_NAME = "recall.dev/incident-name"  # on each step Job, as kube.jobs writes it
 NO_LOG = "no log available"

@@ -35,6 +35,7 @@ import kopf
 from kubernetes import client as k8s_client
 from pydantic import ValidationError
 
+from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import current_outcome, empty_outcome, remembered_outcome, runbook_outcome
@@ -53,7 +54,7 @@ from recall_operator.kube.client import Conflict, apply_status, remove_status_fi
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
 from recall_operator.replay import recall_query
 
-GROUP, VERSION, PLURAL = catalog.GROUP, catalog.VERSION, "incidents"
+PLURAL = "incidents"
 kopf_logger = logging.getLogger("recall_operator.handlers.incident")
 # How often open incidents are re-evaluated and the outbox retried.
 REEVALUATE_SECONDS = 10.0

@@ -16,13 +16,14 @@ from typing import Any
 
 import kopf
 
+from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.conditions import condition, set_condition
 from recall_operator.domain.lifecycle import lifecycle
 from recall_operator.handlers import clock
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, apply_status
 
-GROUP, VERSION, PLURAL = "recall.dev", "v1alpha1", "incidents"
+PLURAL = "incidents"
 
 
 def lifecycle_status(spec: Mapping[str, Any], status: Mapping[str, Any], generation: int,

@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from recall_operator.api import API_VERSION
+
 PHASES = ("dryrun", "run", "rollback")
 
 LABEL_INCIDENT = "recall.dev/incident"
@@ -220,7 +222,7 @@ def job_manifest(
             },
             "ownerReferences": [
                 {
-                    "apiVersion": "recall.dev/v1alpha1",
+                    "apiVersion": API_VERSION,
                     "kind": "Incident",
                     "name": incident_name,
                     "uid": uid,

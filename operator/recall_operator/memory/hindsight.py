@@ -393,7 +393,8 @@ class HindsightMemory:
                 held.sending = [held.queued.pop(k) for k in keys]
                 items = [retain_item(q.memory) for q in held.sending]
                 try:
-                    await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=items))
+                    # Awaited within this iteration, so the lambda sees this batch's items.
+                    await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=items))  # noqa: B023
                 except Exception as exc:  # noqa: BLE001 - whatever it was, these outcomes are not stored
                     # Later outcomes are not sent after a lost one: the caller learns of the
                     # failure at its next call and decides (replay stops; nothing is left half-known).

@@ -122,7 +122,7 @@ class StaticSource(Source):
         return next((o for o in self._in(plural, namespace) if o["metadata"]["name"] == name), None)
 
     async def jobs(self, namespace: str, incident: str) -> list[dict[str, Any]]:
-        from recall_operator.kube.jobs import incident_selector
+        from recall_operator.kube.jobs import LABEL_INCIDENT, _label_value
 
         self._check(namespace)
         return [j for j in self._jobs if (j.get("metadata") or {}).get("namespace") == namespace
