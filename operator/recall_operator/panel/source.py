@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-GROUP, VERSION = "recall.dev", "v1alpha1"
+from recall_operator.api import GROUP, VERSION
+
 PLURALS = ("incidents", "runbooks", "contradictions", "architecturemigrations", "approvals")
 
 
