@@ -1,7 +1,9 @@
-"""Small builders for hand-made histories, shared by the domain tests (no tests of its own).
+"""Builders for hand-made histories, shared by the domain tests: a fixture module, no tests of its own.
 
-Named test_* only so that pytest's rootdir import puts this folder on the path
-for its siblings; every value here is plain data the tests can read at a glance.
+``from domain_builders import ...``: pytest imports test modules in its default
+"prepend" mode, which puts each test file's folder (tests/unit, no __init__.py)
+on sys.path before importing it; the name matches no ``test_*`` pattern, so
+pytest never collects it. Every value here is plain data a test can read at a glance.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from recall_operator.domain.consolidation import (
 )
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.plan import PlanError, build_plan, parameters_for
-from test_domain_builders import REDIS_TEXT, T0, memory, resolution, runbook, spec
+from domain_builders import REDIS_TEXT, T0, memory, resolution, runbook, spec
 
 FIELDS = (
     "Incident:", "Service:", "Severity:", "Title:", "Started:", "What was seen:", "Symptoms:",

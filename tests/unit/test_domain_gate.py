@@ -19,7 +19,7 @@ from recall_operator.domain.models import Runbook
 from recall_operator.domain.recommend import assess
 from recall_operator.domain.similarity import incident_words
 from recall_operator.domain.text import tokens
-from test_domain_builders import T0, context, contradiction, incident, memory, runbook, spec
+from domain_builders import T0, context, contradiction, incident, memory, runbook, spec
 
 BASE = Evidence(best=80, novel_bar=55, actionable_bar=60, actionability=70)
 FIX = Fix("fix-a", 80.0, ran_in=("inc-1",))

@@ -8,7 +8,7 @@ import pytest
 
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.recommend import assess
-from test_domain_builders import (
+from domain_builders import (
     KAFKA_TEXT,
     REDIS_TEXT,
     T0,

@@ -26,7 +26,7 @@ from recall_operator.domain.similarity import (
     service_match,
     signal_alignment,
 )
-from test_domain_builders import KAFKA_TEXT, REDIS_TEXT, T0, TOPOLOGY, memory, resolution, spec
+from domain_builders import KAFKA_TEXT, REDIS_TEXT, T0, TOPOLOGY, memory, resolution, spec
 
 DOC = ["redis", "timeout", "cart", "latency"]
 

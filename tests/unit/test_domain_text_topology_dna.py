@@ -7,7 +7,7 @@ import pytest
 from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
 from recall_operator.domain.text import incident_names, negated_stems, negated_words, tokens
 from recall_operator.domain.topology import Topology, TopologyError
-from test_domain_builders import REDIS_TEXT, TOPOLOGY, spec
+from domain_builders import REDIS_TEXT, TOPOLOGY, spec
 
 
 @pytest.mark.parametrize(

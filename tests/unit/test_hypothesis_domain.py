@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from recall_operator.domain.models import IncidentSpec, RunbookRecord
 from recall_operator.domain.recommend import assess
-from test_domain_builders import T0, TOPOLOGY, context, incident, memory, migration, runbook
+from domain_builders import T0, TOPOLOGY, context, incident, memory, migration, runbook
 
 SERVICES = sorted(TOPOLOGY.depends_on) + ["unlisted-service"]
 SYMPTOMS = ["latency-spike", "timeout", "5xx", "oom-kill", "consumer-lag", "cache-eviction", "disk-full"]
