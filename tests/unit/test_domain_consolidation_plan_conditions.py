@@ -90,7 +90,7 @@ def test_lessons_need_agreeing_successes_on_one_service() -> None:
         memory("inc-x", service="orders-db", runbook="rb"),
     ]
     found = lessons(mems)
-    assert [(l.service, l.runbook, l.outcomes) for l in found] == [("cart-service", "rb", 3)]
+    assert [(f.service, f.runbook, f.outcomes) for f in found] == [("cart-service", "rb", 3)]
     assert "3 confirmed outcomes on cart-service" in found[0].text
     assert lessons(mems[:2]) == []
 

@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 
 from recall_operator.domain import gate
-from recall_operator.domain.catalog import CatalogFit, FixMatch
+from recall_operator.domain.catalog import CatalogFit
 from recall_operator.domain.gate import Evidence, Fix
 from recall_operator.domain.models import Runbook
 from recall_operator.domain.recommend import assess

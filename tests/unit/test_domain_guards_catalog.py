@@ -14,7 +14,7 @@ from recall_operator.domain.guards import (
     reconciled_with,
     stale_runbooks,
 )
-from domain_builders import REDIS_TEXT, T0, TOPOLOGY, contradiction, memory, migration, runbook, spec
+from domain_builders import T0, TOPOLOGY, contradiction, memory, migration, runbook, spec
 
 MIGRATED = T0 + timedelta(days=14)
 LATER = T0 + timedelta(days=60)
