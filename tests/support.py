@@ -1,6 +1,7 @@
 """Small helpers shared by tests in more than one folder (tests/ is on sys.path, so ``import support``).
 
-- ``wait_for``: poll a probe until it returns something truthy, or fail naming what was awaited.
+- ``wait_for``: poll a probe until it returns something truthy, or fail naming what was awaited
+  (and, with ``detail``, what the reader needs to see why).
 - ``free_port``: a free TCP port on loopback.
 - ``wait_http_ok``: poll a URL until it answers 200, while a process is alive.
 - ``post_json``: POST a body and read the JSON answer, HTTP errors included.
@@ -36,8 +37,15 @@ def history(name: str) -> Path:
     return path
 
 
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = 180.0, every: float = 0.5) -> Any:
-    """Return probe()'s first truthy value; raise AssertionError naming `what` after `deadline` seconds."""
+def wait_for(
+    what: str, probe: Callable[[], Any], deadline: float = 180.0, every: float = 0.5,
+    detail: Callable[[], str] | None = None,
+) -> Any:
+    """Return probe()'s first truthy value; raise AssertionError naming `what` after `deadline` seconds.
+
+    `detail`, when given, is asked only on giving up, and its text ends the message
+    (a log's tail, the pods of a Job): what a reader needs to see why the wait failed.
+    """
     end = time.monotonic() + deadline
     last: Any = None
     while time.monotonic() < end:
@@ -45,7 +53,8 @@ def wait_for(what: str, probe: Callable[[], Any], deadline: float = 180.0, every
         if last:
             return last
         time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
+    message = f"timed out after {deadline:.0f} s waiting for {what}; last seen: {last!r}"
+    raise AssertionError(f"{message}\n{detail()}" if detail is not None else message)
 
 
 def free_port() -> int:

@@ -23,7 +23,7 @@ from recall_operator import metrics
 from recall_operator.demo import apply, history_steps, load_history, read_history
 from recall_operator.handlers import ENV_BACKEND, ENV_PATH, incident
 from recall_operator.runner import operator_args
-from test_operator_loop import dev_history, until
+from support import history, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -54,8 +54,8 @@ def _deleted(kubectl: Any, namespace: str, name: str) -> None:
 
 def test_a_new_incident_gets_its_answer_and_no_finalizer(operator: Any, kubectl: Any, namespace: str) -> None:
     apply(kubectl, namespace, _incident("plain"))
-    body = until("a recommendation on plain",
-                 lambda: (b := _body(kubectl, namespace, "plain")).get("status", {}).get("recommendation") and b)
+    body = wait_for("a recommendation on plain",
+                    lambda: (b := _body(kubectl, namespace, "plain")).get("status", {}).get("recommendation") and b)
     # Nothing the operator runs for a new Incident needs a finalizer: no timer,
     # no daemon, no deletion handler. One would cost a write and a watch round
     # trip before the first answer, and block deletion while the operator is down.
@@ -67,19 +67,19 @@ def test_an_open_incident_is_re_evaluated_when_the_catalog_changes(
     operator: Any, kubectl: Any, namespace: str, make_namespace: Any, get_status: Any
 ) -> None:
     other_namespace = make_namespace()  # one the operator does not serve
-    catalog, first = history_steps(read_history(dev_history()), stop_before="inc-0001")
+    catalog, first = history_steps(read_history(history("dev")), stop_before="inc-0001")
     assert first is not None and all(s.kind == "apply" for s in catalog)
     apply(kubectl, other_namespace, _incident("not-ours"))
     apply(kubectl, namespace, first)
-    before = until("a recommendation on inc-0001",
-                   lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("mode") and s)
+    before = wait_for("a recommendation on inc-0001",
+                      lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("mode") and s)
     assert not before["recommendation"].get("runbook"), "no catalog yet: no runbook to offer"
 
     # The runbooks arrive; the incident's spec does not change, so no watch
     # event brings it back: only the re-evaluation loop can offer them.
     load_history(kubectl, namespace, catalog)
-    after = until(f"inc-0001 re-evaluated (every {incident.REEVALUATE_SECONDS:.0f} s) with the catalog",
-                  lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("runbook") and s)
+    after = wait_for(f"inc-0001 re-evaluated (every {incident.REEVALUATE_SECONDS:.0f} s) with the catalog",
+                     lambda: (s := get_status("inc-0001")).get("recommendation", {}).get("runbook") and s)
     assert after["recommendation"]["steps"] and after["recommendation"]["readOnly"] is True
     assert after["observedGeneration"] == 1
     assert not _body(kubectl, namespace, "inc-0001")["metadata"].get("finalizers")
@@ -90,8 +90,8 @@ def test_an_open_incident_is_re_evaluated_when_the_catalog_changes(
 def test_an_incident_with_the_old_finalizer_can_be_deleted(operator: Any, kubectl: Any, namespace: str) -> None:
     # As an Incident made by an older version (whose timer needed the finalizer) looks.
     apply(kubectl, namespace, _incident("legacy", [OLD_FINALIZER]))
-    until("a recommendation on legacy",
-          lambda: _body(kubectl, namespace, "legacy").get("status", {}).get("recommendation"))
+    wait_for("a recommendation on legacy",
+             lambda: _body(kubectl, namespace, "legacy").get("status", {}).get("recommendation"))
     _deleted(kubectl, namespace, "legacy")
 
 
@@ -103,10 +103,10 @@ def test_the_old_finalizer_is_released_when_the_operator_starts(
     monkeypatch.setenv(ENV_BACKEND, "embedded")
     monkeypatch.setenv(ENV_PATH, str(memory_path))
     with KopfRunner(operator_args([namespace]), timeout=60) as runner:
-        until("the old finalizer released on resume",
-              lambda: (b := _body(kubectl, namespace, "left-behind")) and not b["metadata"].get("finalizers"))
-        until("a recommendation on left-behind",
-              lambda: _body(kubectl, namespace, "left-behind").get("status", {}).get("recommendation"))
+        wait_for("the old finalizer released on resume",
+                 lambda: (b := _body(kubectl, namespace, "left-behind")) and not b["metadata"].get("finalizers"))
+        wait_for("a recommendation on left-behind",
+                 lambda: _body(kubectl, namespace, "left-behind").get("status", {}).get("recommendation"))
         _deleted(kubectl, namespace, "left-behind")
     assert runner.exception is None, runner.output
     assert runner.exit_code == 0, runner.output
@@ -137,7 +137,7 @@ def _refuse_status_writes(kubectl: Any, namespace: str, name: str) -> str:
                         "-p", json.dumps({"status": {"observedGeneration": 0}}))
         return probe.returncode != 0 and "status writes refused by the test" in probe.stderr
 
-    until("the test's admission policy in force", refused)
+    wait_for("the test's admission policy in force", refused)
     return policy
 
 
@@ -152,13 +152,13 @@ def test_an_answer_that_failed_is_given_by_the_next_pass(
     try:
         with KopfRunner(operator_args([namespace]), timeout=60) as runner:
             # The operator runs in this process: its failure counter is readable here.
-            until("the handler's answer refused", lambda: _reconcile_errors() > errors_before)
+            wait_for("the handler's answer refused", lambda: _reconcile_errors() > errors_before)
             assert "recommendation" not in _body(kubectl, namespace, "refused-once").get("status", {})
             # Lifting the refusal brings no event for the Incident: only the loop can answer it now.
             kubectl("delete", "validatingadmissionpolicybinding", policy, check=True)
-            status = until(f"refused-once answered by the loop (every {incident.REEVALUATE_SECONDS:.0f} s)",
-                           lambda: (s := _body(kubectl, namespace, "refused-once").get("status", {}))
-                           .get("recommendation") and s)
+            status = wait_for(f"refused-once answered by the loop (every {incident.REEVALUATE_SECONDS:.0f} s)",
+                              lambda: (s := _body(kubectl, namespace, "refused-once").get("status", {}))
+                              .get("recommendation") and s)
             assert status["observedGeneration"] == 1
     finally:
         kubectl("delete", "validatingadmissionpolicybinding", policy, "--ignore-not-found")
