@@ -31,7 +31,7 @@ def set_condition(
         "reason": reason,
         "message": message,
         "observedGeneration": generation,
-        "lastTransitionTime": now.isoformat() if transitioned else old.get("lastTransitionTime", now.isoformat()),
+        "lastTransitionTime": now.isoformat() if transitioned or old is None else old.get("lastTransitionTime", now.isoformat()),
     }
     if old is None:
         return [*map(dict, conditions), new], True

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from recall_operator.domain.candidates import clean_candidates, merge_repages
 from recall_operator.domain.catalog import CatalogFit, FixMatch, best_catalog_fit, runbook_for_fix
@@ -276,7 +277,8 @@ def gather(
                 and s.similarity + s.recognition_points >= settings.recognition_bar)
 
     below_bar = tuple(s for s in scored if s.similarity < settings.novel_bar and recognised(s))
-    bars = dict(
+    # Evidence's fields shared by both returns below, each of its own type.
+    bars: dict[str, Any] = dict(
         best=best, novel_bar=settings.novel_bar, actionable_bar=settings.actionable_bar,
         disagreement_share=settings.disagreement_share, exploration=exploration,
         recognised=tuple(s.memory.incident for s in below_bar),
@@ -331,8 +333,8 @@ def gather(
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
     failed = failed_before(considered, ctx.catalog.keys())
-    for rb, inc in sorted(failed.items()):
-        warnings.append(f"runbook {rb} was tried before under the same conditions and failed ({inc})")
+    for failed_rb, inc in sorted(failed.items()):
+        warnings.append(f"runbook {failed_rb} was tried before under the same conditions and failed ({inc})")
 
     # Each independent precedent votes for the fix that resolved it, weighted by similarity.
     support: dict[str | None, float] = {}
@@ -354,7 +356,7 @@ def gather(
         if name in {s.memory.incident for s in described_by.get(match.runbook, [])}:
             reasons.append(match.why())
 
-    blocked = {rb: f"stale after migration {stale[rb]}" for rb in support if rb in stale}
+    blocked: dict[str | None, str] = {rb: f"stale after migration {stale[rb]}" for rb in support if rb in stale}
     # A fix loses its vote when it failed in a precedent about as close as the
     # ones that back it; a failure in a remoter look-alike (another root cause,
     # perhaps) still keeps it from being actionable, but does not erase it.
@@ -367,9 +369,9 @@ def gather(
         failed_near = failed_before([*close, *(s.memory for s in linked)], [rb])
         if rb in failed_near:
             blocked[rb] = f"failed before in {failed_near[rb]}"
-    for rb, why in blocked.items():
+    for rb, cause in blocked.items():
         if rb is not None:
-            reasons.append(f"precedents used runbook {rb}, but it is {why}")
+            reasons.append(f"precedents used runbook {rb}, but it is {cause}")
 
     fixes = tuple(
         Fix(rb, w, tuple(s.memory.incident for s in ran_in[rb]), tuple(s.memory.incident for s in described_by[rb]),

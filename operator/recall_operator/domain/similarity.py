@@ -161,7 +161,7 @@ class Breakdown:
     ruled_out: tuple[Denial, ...] = ()
 
     def points(self, weights: Weights) -> int:
-        total = sum(getattr(self, k) * getattr(weights, k) for k in TERMS)
+        total: float = sum(getattr(self, k) * getattr(weights, k) for k in TERMS)
         return max(0, min(100, round(100 * total - self.deduction())))
 
     def deduction(self) -> float:
