@@ -28,9 +28,10 @@ from typing import Any
 
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.recommend import assess
-from recall_operator.memory.base import MemoryBackend, MemorySettings, RecallQuery, open_backend
+from recall_operator.memory import open_backend
+from recall_operator.memory.base import MemoryBackend, MemorySettings, RecallQuery, recall_query
 from recall_operator.memory.hindsight import HindsightMemory
-from recall_operator.replay import World, apply_object, read_events, recall_query, run_replay
+from recall_operator.replay import World, apply_object, read_events, run_replay
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "history.jsonl"
 

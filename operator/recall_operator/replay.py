@@ -40,7 +40,8 @@ from recall_operator.domain.models import (
 )
 from recall_operator.domain.recommend import Assessment, Context, Settings, assess
 from recall_operator.domain.topology import Topology, TopologyError
-from recall_operator.memory.base import MemoryBackend, MemorySettings, RecallQuery, open_backend
+from recall_operator.memory import open_backend
+from recall_operator.memory.base import MemoryBackend, MemorySettings, recall_query
 
 METRICS = (
     "precedent_at_1",
@@ -190,18 +191,6 @@ def apply_object(world: World, path: Path, event: Event) -> None:
         raise _field_error(path, event, "object.spec", exc) from None
     except TopologyError as exc:
         raise DatasetError(f"{path}:{event.line}: field 'object.data.topology': {exc}") from None
-
-
-def recall_query(incident: Incident, topology: Topology) -> RecallQuery:
-    spec = incident.spec
-    return RecallQuery(
-        incident=incident.name,
-        service=spec.service,
-        text=" ".join([spec.title, spec.description, *spec.error_signatures]),
-        symptoms=spec.symptoms,
-        neighbours=tuple(sorted(topology.neighbours(spec.service))),
-        namespace=incident.namespace,
-    )
 
 
 async def replay_side(

@@ -18,10 +18,9 @@ from hindsight_client import Hindsight
 
 from recall_operator.domain.consolidation import memory_text
 from recall_operator.domain.models import EpisodicMemory
-from recall_operator.memory.base import MemoryBackend, RecallQuery
+from recall_operator.memory.base import MemoryBackend, RecallQuery, recall_query
 from recall_operator.memory.embedded import EmbeddedMemory
 from recall_operator.memory.hindsight import HindsightMemory, document_id
-from recall_operator.replay import recall_query
 
 WRITTEN = 12  # the history's first outcomes: enough that a recall of 5 has to choose
 

@@ -19,9 +19,8 @@ from typing import Any, TypeVar
 import pytest
 from hindsight_client import Hindsight
 
-from recall_operator.memory.base import RecallQuery
+from recall_operator.memory.base import RecallQuery, recall_query
 from recall_operator.memory.hindsight import HindsightMemory, document_id
-from recall_operator.replay import recall_query
 
 pytestmark = pytest.mark.hindsight
 

@@ -15,10 +15,9 @@ import pytest
 
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, Recalled, memory_features
-from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery, interleave
+from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery, interleave, recall_query
 from recall_operator.memory.embedded import EmbeddedMemory
 from recall_operator.memory.hindsight import HindsightMemory, telling_words
-from recall_operator.replay import recall_query
 
 STORED = 30  # as in conftest: the first 30 confirmed outcomes, January to August 2024
 

@@ -14,9 +14,8 @@ import pytest
 
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.memory import hindsight
-from recall_operator.memory.base import MemoryUnavailable
+from recall_operator.memory.base import MemoryUnavailable, recall_query
 from recall_operator.memory.hindsight import HindsightMemory
-from recall_operator.replay import recall_query
 
 pytestmark = pytest.mark.hindsight
 

@@ -176,7 +176,8 @@ def test_a_reason_never_counts_more_witnesses_than_it_names(tmp_path: Path) -> N
     import asyncio
     import re
 
-    from recall_operator.memory.base import MemorySettings, open_backend
+    from recall_operator.memory import open_backend
+    from recall_operator.memory.base import MemorySettings
     from recall_operator.replay import replay_side
 
     async def reasons() -> list[str]:

@@ -21,7 +21,8 @@ import kopf
 
 from recall_operator.config import settings_from_env
 from recall_operator.kube.client import api_client
-from recall_operator.memory.base import MemorySettings, open_backend
+from recall_operator.memory import open_backend
+from recall_operator.memory.base import MemorySettings
 
 PREFIX = "recall.dev"
 HANDLER_MODULES = ("incident", "catalog", "execution")

@@ -51,8 +51,7 @@ from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, status_key
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
-from recall_operator.memory.base import MemoryBackend, MemoryUnavailable
-from recall_operator.replay import recall_query
+from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_query
 
 PLURAL = "incidents"
 kopf_logger = logging.getLogger("recall_operator.handlers.incident")

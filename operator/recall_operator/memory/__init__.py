@@ -1,1 +1,27 @@
+"""Where confirmed outcomes are kept: the backend interface (`base`) and the backends.
 
+The package opens the backend the settings name; the backends import `base`,
+never the package, so nothing here imports itself back.
+"""
+
+from __future__ import annotations
+
+from recall_operator.memory.base import MemoryBackend, MemorySettings
+
+
+def open_backend(settings: MemorySettings) -> MemoryBackend:
+    """The backend named in the settings; each imported only when chosen, so the embedded path loads no client."""
+    if settings.backend == "embedded":
+        from recall_operator.memory.embedded import EmbeddedMemory
+
+        return EmbeddedMemory(settings.path)
+    if settings.backend == "hindsight":
+        from recall_operator.memory.hindsight import HindsightMemory
+
+        return HindsightMemory(
+            settings.hindsight_url,
+            bank=settings.hindsight_bank,
+            index=settings.hindsight_index,
+            poll_interval=settings.hindsight_poll_s,
+        )
+    raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

@@ -11,8 +11,9 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from recall_operator.domain.models import ActionResult, EpisodicMemory, Resolution
+from recall_operator.domain.models import ActionResult, EpisodicMemory, Incident, Resolution
 from recall_operator.domain.text import tokens
+from recall_operator.domain.topology import Topology
 
 T = TypeVar("T")
 
@@ -32,6 +33,19 @@ class RecallQuery:
     neighbours: tuple[str, ...] = ()  # services adjacent in the topology
     namespace: str | None = None  # None: every namespace
     limit: int = 50
+
+
+def recall_query(incident: Incident, topology: Topology) -> RecallQuery:
+    """What an incident asks of memory: its own words, its service and that service's neighbours."""
+    spec = incident.spec
+    return RecallQuery(
+        incident=incident.name,
+        service=spec.service,
+        text=" ".join([spec.title, spec.description, *spec.error_signatures]),
+        symptoms=spec.symptoms,
+        neighbours=tuple(sorted(topology.neighbours(spec.service))),
+        namespace=incident.namespace,
+    )
 
 
 def search_terms(query: RecallQuery) -> list[str]:
@@ -123,21 +137,3 @@ class MemorySettings:
     hindsight_index: bool = field(default_factory=_env_index)
     hindsight_poll_s: float = field(default_factory=_env_poll)
     extra: dict[str, str] = field(default_factory=dict)
-
-
-def open_backend(settings: MemorySettings) -> MemoryBackend:
-    """The backend named in the settings; imported lazily so the embedded path needs no client."""
-    if settings.backend == "embedded":
-        from recall_operator.memory.embedded import EmbeddedMemory
-
-        return EmbeddedMemory(settings.path)
-    if settings.backend == "hindsight":
-        from recall_operator.memory.hindsight import HindsightMemory
-
-        return HindsightMemory(
-            settings.hindsight_url,
-            bank=settings.hindsight_bank,
-            index=settings.hindsight_index,
-            poll_interval=settings.hindsight_poll_s,
-        )
-    raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")
