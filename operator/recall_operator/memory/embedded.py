@@ -25,6 +25,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, MemoryFeatures, Recalled, memory_features
@@ -168,7 +169,7 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
         _count_terms(conn, terms, set(old_words.split()))
 
 
-def _recalled(rows: Sequence[tuple]) -> Recalled:
+def _recalled(rows: Sequence[tuple[Any, ...]]) -> Recalled:
     """Memories from (body, features, features_version) rows, with their kept features."""
     return Recalled(
         [EpisodicMemory.model_validate_json(body) for body, _, _ in rows],
@@ -328,7 +329,7 @@ class EmbeddedMemory:
             self._conn = conn
         return self._conn
 
-    def _query(self, sql: str, params: list[object]) -> list[tuple]:
+    def _query(self, sql: str, params: list[object]) -> list[tuple[Any, ...]]:
         with self._lock:
             try:
                 return self._connection().execute(sql, params).fetchall()
@@ -393,14 +394,14 @@ class EmbeddedMemory:
         chosen = interleave([words, on_service, words, on_neighbours], key=lambda i: i, limit=query.limit)
         if not chosen:
             return Recalled([], [])
-        rows = {
+        by_id = {
             row[0]: row[1:]
             for row in self._query(
                 f"SELECT id, body, features, features_version FROM memories WHERE id IN ({','.join('?' * len(chosen))})",
                 list(chosen),
             )
         }
-        return _recalled([rows[i] for i in chosen])
+        return _recalled([by_id[i] for i in chosen])
 
     def _telling_terms(self, terms: list[str]) -> list[str]:
         """The query's terms that occur in memory, rarest first, within MAX_TERMS and MATCH_BUDGET."""
@@ -427,5 +428,5 @@ class EmbeddedMemory:
             )
             for service in services
         ]
-        merged: Iterator[tuple] = heapq.merge(*per_service, reverse=True)
+        merged: Iterator[tuple[Any, ...]] = heapq.merge(*per_service, reverse=True)
         return [row[1] for _, row in zip(range(limit), merged)]

@@ -81,11 +81,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar, cast
 
 import aiohttp
 from hindsight_client import Hindsight
 from hindsight_client_api.exceptions import ApiException, NotFoundException
+from hindsight_client_api.models.list_memory_units_response import ListMemoryUnitsResponse
+from hindsight_client_api.models.recall_response import RecallResponse
 
 from recall_operator.domain.consolidation import memory_text
 from recall_operator.domain.models import EpisodicMemory
@@ -630,7 +632,8 @@ class HindsightMemory:
             try:
                 page = await self._call(
                     LIST_TIMEOUT,
-                    lambda c, o=offset: c.documents.list_documents(self.bank, limit=LIST_PAGE, offset=o),
+                    # mypy cannot type a lambda with a default; the default binds this page's offset
+                    lambda c, o=offset: c.documents.list_documents(self.bank, limit=LIST_PAGE, offset=o),  # type: ignore[misc]
                 )
             except NotFoundException:
                 break  # no bank yet: nothing was ever remembered
@@ -664,7 +667,8 @@ class HindsightMemory:
                     [
                         self._call(
                             READ_TIMEOUT,
-                            lambda c, o=offset: c.documents.list_documents(
+                            # mypy cannot type a lambda with a default; the default binds this page's offset
+                            lambda c, o=offset: c.documents.list_documents(  # type: ignore[misc]
                                 self.bank, time_field="updated_at", start_date=start, limit=LIST_PAGE, offset=o
                             ),
                         ),
@@ -674,7 +678,8 @@ class HindsightMemory:
                     else [
                         self._call(
                             READ_TIMEOUT,
-                            lambda c, o=offset: c.documents.list_documents(
+                            # mypy cannot type a lambda with a default; the default binds this page's offset
+                            lambda c, o=offset: c.documents.list_documents(  # type: ignore[misc]
                                 self.bank, time_field="updated_at", start_date=start, limit=LIST_PAGE, offset=o
                             ),
                         ),
@@ -683,6 +688,7 @@ class HindsightMemory:
                 )
             except NotFoundException:
                 return 0
+            assert page is not None  # only the count, asked for on the first page alone, may be None
             if counted is not None:
                 total = counted.total
             changed.extend(i for i in map(_listed, page.items) if i is not None)
@@ -744,22 +750,25 @@ class HindsightMemory:
         except NotFoundException:
             return []  # no bank yet: nothing was ever remembered
 
-        def wanted(m: EpisodicMemory | None) -> bool:
+        def wanted(m: EpisodicMemory | None) -> TypeGuard[EpisodicMemory]:
             return (
                 m is not None
                 and query.namespace in (None, m.namespace)
                 and not (m.incident == query.incident and query.namespace in (None, m.namespace))
             )
 
-        by_words = [m for m in map(_from_metadata, (r.metadata for r in answer.results or [])) if wanted(m)]
-        latest = [m for m in map(_from_metadata, (i.metadata for i in listing.items)) if wanted(m)]
+        # _all_of types both answers as their common base; each is the one its call returns.
+        results = cast(RecallResponse, answer).results
+        by_words = [m for m in map(_from_metadata, (r.metadata for r in results or [])) if wanted(m)]
+        units = cast(ListMemoryUnitsResponse, listing).items
+        latest = [m for m in map(_from_metadata, (i.metadata for i in units)) if wanted(m)]
         latest.sort(key=lambda m: m.resolved_at.timestamp(), reverse=True)
         on_service = [m for m in latest if m.spec.service == query.service][: query.limit]
         on_neighbours = [m for m in latest if m.spec.service != query.service][: query.limit]
         # As the embedded store merges: the words every other place, the service
         # and its neighbours the places between.
         words = iter(by_words)
-        return interleave(  # type: ignore[return-value]
+        return interleave(
             [words, on_service, words, on_neighbours],
             key=lambda m: (m.namespace, m.incident),
             limit=query.limit,
@@ -824,4 +833,5 @@ async def _all_of(calls: Sequence[Awaitable[T]]) -> list[T]:
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
+    # gather() types each outcome as a result or an exception; the loop above raised any exception.
     return outcomes  # type: ignore[return-value]

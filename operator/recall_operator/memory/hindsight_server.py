@@ -120,7 +120,10 @@ class HindsightServer:
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
         state = _read_state(workdir)
-        server = cls(port=port or state.get("port") or DEFAULT_PORT, workdir=workdir, pg_port=state.get("pg_port"))
+        # The state file is JSON another process wrote: a port is used only if it is a number.
+        saved_port, saved_pg_port = state.get("port"), state.get("pg_port")
+        server = cls(port=port or (saved_port if isinstance(saved_port, int) else None) or DEFAULT_PORT,
+                     workdir=workdir, pg_port=saved_pg_port if isinstance(saved_pg_port, int) else None)
         pid = state.get("pid")
         if isinstance(pid, int) and _alive(pid):
             server._detached_pid = pid
@@ -200,13 +203,11 @@ class HindsightServer:
 
     def _pg0(self, *args: str) -> subprocess.CompletedProcess[str]:
         pg0 = self._pg0_binary()
-        kwargs: dict[str, object] = {}
-        if os.geteuid() == 0:
-            user = _ensure_pg_user()
-            kwargs = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        # As root, the database runs as its own user (Popen's defaults, None, keep the caller's).
+        user = _ensure_pg_user() if os.geteuid() == 0 else None
         self.pgdir.mkdir(exist_ok=True)
-        if os.geteuid() == 0:
-            os.chown(self.pgdir, kwargs["user"], kwargs["group"])  # type: ignore[arg-type]
+        if user is not None:
+            os.chown(self.pgdir, user.pw_uid, user.pw_gid)
         env = {"HOME": str(self.pgdir), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
         proc = subprocess.run(
             [str(pg0), *args],
@@ -215,7 +216,9 @@ class HindsightServer:
             capture_output=True,
             text=True,
             timeout=120,
-            **kwargs,  # type: ignore[arg-type]
+            user=user.pw_uid if user else None,
+            group=user.pw_gid if user else None,
+            extra_groups=[] if user else None,
         )
         with self.log_path.open("a") as log:
             log.write(f"$ pg0 {' '.join(args)} -> {proc.returncode}\n{proc.stdout}{proc.stderr}")
@@ -338,7 +341,7 @@ DEFAULT_PORT = 8888
 STATE_FILE = "server.json"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("hindsight", help="start or stop a local offline Hindsight server (the production memory)")
     p.add_argument("action", choices=["up", "down", "status"])
     p.add_argument("--dir", type=Path, default=Path(".recall-hindsight"),
