@@ -1,37 +1,35 @@
 """`recall run`: the operator process.
 
 Kopf runs in this process's event loop against the current kubeconfig (or the
-in-cluster service account). The memory backend is named here and opened once
-at start-up by the handlers' startup hook, which reads it from Kopf's memo; the
-tests start the very same handlers with `kopf.testing.KopfRunner` and name
-the backend through environment variables instead (see `operator_args`).
+in-cluster service account). The operator's settings (config.OperatorSettings)
+are built here once, from the flags and the environment, and put in Kopf's
+memo, where every handler takes them from; the tests start the very same
+handlers with `kopf.testing.KopfRunner` and give the settings through the
+environment instead (see `operator_args`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import ipaddress
 import logging
 import os
 import re
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, get_args, get_origin
 
 import kopf
 
 from recall_operator import logs, metrics
-from recall_operator.handlers import (
-    ENV_BACKEND,
-    ENV_HINDSIGHT_URL,
-    ENV_PATH,
-    load_all,
-)
-from recall_operator.memory.base import MemorySettings
+from recall_operator.bridge.server import serve as bridge_serve
+from recall_operator.config import ConfigError, OperatorSettings, env_name, flag_name
+from recall_operator.handlers import load_all
+from recall_operator.panel.server import serve as panel_serve
 
-HANDLER_MODULE = "recall_operator.handlers.incident"
+# The incident module imports the catalog's handlers; execution registers its own.
+HANDLER_MODULES = ("recall_operator.handlers.incident", "recall_operator.handlers.execution")
 
 
 def operator_args(namespaces: Sequence[str] = (), *, all_namespaces: bool = False, peering: str | None = None) -> list[str]:
@@ -41,28 +39,9 @@ def operator_args(namespaces: Sequence[str] = (), *, all_namespaces: bool = Fals
         args.append("--all-namespaces")
     for ns in namespaces:
         args += ["--namespace", ns]
-    args += ["-m", HANDLER_MODULE]
-    try:
-        importlib.import_module("recall_operator.handlers.execution")
-        args += ["-m", "recall_operator.handlers.execution"]
-    except ModuleNotFoundError as exc:
-        if exc.name != "recall_operator.handlers.execution":
-            raise
+    for module in HANDLER_MODULES:
+        args += ["-m", module]
     return args
-
-
-def operator_env(memory: MemorySettings) -> dict[str, str]:
-    """The environment that names the memory backend for an operator started by `operator_args`."""
-    return {ENV_BACKEND: memory.backend, ENV_PATH: memory.path, ENV_HINDSIGHT_URL: memory.hindsight_url}
-
-
-def _bridge_serve() -> Any:
-    """The alert bridge's `serve`, when that part is installed."""
-    try:
-        module = importlib.import_module("recall_operator.bridge.server")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "serve", None)
 
 
 def bridge_namespace(args: argparse.Namespace) -> str:
@@ -72,24 +51,17 @@ def bridge_namespace(args: argparse.Namespace) -> str:
     return str(args.namespace[0]) if args.namespace else "default"
 
 
-async def run_operator(args: argparse.Namespace) -> None:
+async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> None:
     load_all()
-    memory = MemorySettings(backend=args.memory, path=args.memory_path)
-    if args.hindsight_url:
-        memory.hindsight_url = args.hindsight_url
     tasks = []
     if args.bridge_port is not None:
-        serve = _bridge_serve()
-        if serve is None:
-            logging.warning("--bridge-port given, but the alert bridge is not installed; running without it")
-        else:
-            bridge_ns = bridge_namespace(args)
-            logging.info(f"the alert bridge opens Incidents in namespace {bridge_ns}")
-            tasks.append(asyncio.create_task(
-                serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file,
-                      panel_url=args.panel_url)))
+        bridge_ns = bridge_namespace(args)
+        logging.info(f"the alert bridge opens Incidents in namespace {bridge_ns}")
+        tasks.append(asyncio.create_task(
+            bridge_serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file,
+                         panel_url=args.panel_url)))
     # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
-    memo = kopf.Memo(memory_settings=memory)
+    memo = kopf.Memo(settings=settings)
     ready = asyncio.Event()
     # Kopf's own record of the kinds and namespaces it watches; /readyz lists each once.
     # Kopf does not export the class, so it is taken from where Kopf keeps it.
@@ -101,8 +73,6 @@ async def run_operator(args: argparse.Namespace) -> None:
         tasks.append(asyncio.create_task(metrics.serve(args.metrics_port, ready, memo, insights=insights)))
     if args.panel_port is not None:
         # panel: the read-only memory panel, reading with the operator's own identity.
-        from recall_operator.panel.server import serve as panel_serve
-
         shown = [] if args.all_namespaces else list(args.namespace)
         tasks.append(asyncio.create_task(panel_serve(args.panel_port, shown, args.panel_host)))
     operator = kopf.operator(
@@ -163,10 +133,6 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help="run the operator against the current kubeconfig")
     p.add_argument("--namespace", "-n", action="append", default=[], help="watch this namespace (repeatable)")
     p.add_argument("--all-namespaces", "-A", action="store_true", help="watch every namespace")
-    p.add_argument("--memory", choices=["embedded", "hindsight"], default=os.environ.get(ENV_BACKEND, "embedded"))
-    p.add_argument("--memory-path", default=os.environ.get(ENV_PATH, "recall-memory.sqlite3"),
-                   help="the embedded store's SQLite file")
-    p.add_argument("--hindsight-url", default=os.environ.get(ENV_HINDSIGHT_URL))
     p.add_argument("--bridge-port", type=int, default=None, help="serve the Alertmanager webhook on this port")
     p.add_argument("--bridge-host", default="127.0.0.1",
                    help="the address the bridge binds (default 127.0.0.1; 0.0.0.0 in a pod, so that a Service "
@@ -190,7 +156,43 @@ def register(subparsers: Any) -> None:
     p.add_argument("--peering", default=None,
                    help="a KopfPeering name: run as one of several replicas (default: standalone)")
     p.add_argument("--verbose", "-v", action="store_true")
+    add_setting_flags(p)
     p.set_defaults(func=main)
+
+
+# A secret stays off the command line, where any process listing shows it: RECALL_STATUS_KEY only.
+ENV_ONLY = frozenset({"status_key"})
+# An older spelling the chart and scripts still pass.
+_ALIASES = {"memory_backend": ["--memory"]}
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per OperatorSettings field, named after it; unset flags fall back to RECALL_<NAME>, then the default.
+
+    The flags take text, parsed by OperatorSettings.from_env like the variable's,
+    so `--novel-bar 50` and RECALL_NOVEL_BAR=50 mean the same thing.
+    """
+    group = parser.add_argument_group("settings", "each also read from its RECALL_<NAME> variable; the flag wins")
+    for name, info in OperatorSettings.model_fields.items():
+        if name in ENV_ONLY:
+            continue
+        group.add_argument(flag_name(name), *_ALIASES.get(name, []), dest=f"setting_{name}", default=None,
+                           metavar=_metavar(info.annotation),
+                           help=f"{info.description} ({env_name(name)}; default {info.default})")
+
+
+def _metavar(kind: Any) -> str:
+    if kind is bool:
+        return "true|false"
+    if get_origin(kind) is Literal:
+        return "|".join(get_args(kind))
+    return "N" if kind in (int, float) else "TEXT"
+
+
+def settings_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> OperatorSettings:
+    """The settings `recall run` was given: its flags over the environment (raises ConfigError)."""
+    flags = {name: getattr(args, f"setting_{name}", None) for name in OperatorSettings.model_fields}
+    return OperatorSettings.from_env(env, flags)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -212,9 +214,14 @@ def main(args: argparse.Namespace) -> int:
     if problem:
         print(f"recall run: {problem}", file=sys.stderr)
         return 2
+    try:
+        settings = settings_from_args(args, os.environ)
+    except ConfigError as exc:
+        print(f"recall run: {exc}", file=sys.stderr)
+        return 2
     logs.configure(args.log_format, logging.DEBUG if args.verbose else logging.INFO)
     try:
-        asyncio.run(run_operator(args))
+        asyncio.run(run_operator(args, settings))
     except KeyboardInterrupt:
         pass
     return 0

@@ -99,3 +99,97 @@ def test_wrong_approval_values_are_refused_with_the_variable_named(env: dict[str
 def test_wrong_execution_values_are_refused_with_the_variable_named(env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
         execution_settings_from_env(env)
+
+
+# -- one OperatorSettings: every setting by one name, from the variable or the flag ----------
+
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from recall_operator.config import OperatorSettings, env_name, flag_name  # noqa: E402
+
+
+def test_every_setting_has_a_variable_and_a_flag_named_after_it() -> None:
+    for name in OperatorSettings.model_fields:
+        assert env_name(name) == "RECALL_" + name.upper()
+        assert flag_name(name) == "--" + name.replace("_", "-")
+    assert env_name("novel_bar") == "RECALL_NOVEL_BAR" and flag_name("novel_bar") == "--novel-bar"
+
+
+def test_the_chart_sets_only_variables_the_settings_know() -> None:
+    # The chart's env names are the contract: each must be a setting's variable.
+    chart = Path(__file__).resolve().parents[2] / "helm/recall-operator/templates/deployment.yaml"
+    named = set(re.findall(r"name: (RECALL_[A-Z_]+)", chart.read_text()))
+    known = {env_name(n) for n in OperatorSettings.model_fields}
+    # RECALL_APPROVERS_{{ upper $risk }} and RECALL_WEIGHT_{{ upper $term }} are rendered per risk and term.
+    assert {"RECALL_APPROVERS_", "RECALL_WEIGHT_"} <= named
+    assert named - {"RECALL_APPROVERS_", "RECALL_WEIGHT_"} <= known, named - known
+
+
+def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> None:
+    s = OperatorSettings.from_env({
+        "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": "http://memory:8888",
+        "RECALL_HINDSIGHT_INDEX": "off", "RECALL_HINDSIGHT_POLL_S": "0.5", "RECALL_NOVEL_BAR": "40",
+        "RECALL_FOUR_EYES": "false", "RECALL_AUTO_DRY_RUN": "no", "RECALL_ALLOW_SIMULATED_FAILURE": "1",
+        "RECALL_STATUS_KEY": "k",
+    })
+    m = s.memory()
+    assert (m.backend, m.hindsight_url, m.hindsight_index, m.hindsight_poll_s) == ("hindsight", "http://memory:8888",
+                                                                                False, 0.5)
+    assert s.gate().novel_bar == 40 and s.approval().four_eyes is False
+    e = s.execution()
+    assert (e.auto_dry_run, e.allow_simulated_failure) == (False, True)
+    assert s.seal_key() == b"k"
+    assert "status_key" not in repr(s)  # a secret stays out of logs
+
+
+def test_an_unset_status_key_is_one_random_key_per_process() -> None:
+    a, b = OperatorSettings.from_env({}), OperatorSettings.from_env({"RECALL_STATUS_KEY": ""})
+    assert a.seal_key() == b.seal_key() and len(a.seal_key()) == 32
+
+
+@pytest.mark.parametrize(("name", "raw"), [("novel_bar", "40"), ("four_eyes", "off"), ("approvers_high", "2"),
+                                           ("memory_backend", "hindsight"), ("hindsight_poll_s", "0.25"),
+                                           ("executor_service_account", "payments-runner")])
+def test_a_flag_and_its_variable_resolve_the_same(name: str, raw: str) -> None:
+    by_env = OperatorSettings.from_env({env_name(name): raw})
+    by_flag = OperatorSettings.from_env({}, {name: raw})
+    assert by_env == by_flag
+    assert by_env != OperatorSettings.from_env({})
+
+
+def test_a_flag_wins_over_its_variable() -> None:
+    s = OperatorSettings.from_env({"RECALL_NOVEL_BAR": "40", "RECALL_ACTIONABLE_BAR": "70"}, {"novel_bar": "45"})
+    assert (s.novel_bar, s.actionable_bar) == (45, 70)
+
+
+@pytest.mark.parametrize(
+    ("env", "flags", "message"),
+    [
+        ({"RECALL_MEMORY_BACKEND": "postgres"}, {}, "RECALL_MEMORY_BACKEND='postgres' is not one of embedded, hindsight"),
+        ({}, {"memory_backend": "postgres"}, "--memory-backend 'postgres' is not one of embedded, hindsight"),
+        ({"RECALL_HINDSIGHT_INDEX": "sometimes"}, {}, "RECALL_HINDSIGHT_INDEX='sometimes' is not true or false"),
+        ({"RECALL_HINDSIGHT_POLL_S": "0"}, {}, "RECALL_HINDSIGHT_POLL_S=0 is not more than 0"),
+        ({}, {"novel_bar": "high"}, "--novel-bar 'high' is not a number"),
+        ({}, {"approvers_bridge": "1.5"}, "--approvers-bridge 1.5 is not a whole number of approvers"),
+        # The wrong value is named where it came from, whichever side of the pair it is.
+        ({"RECALL_APPROVERS_CRITICAL": "2"}, {"approvers_high": "3"},
+         "RECALL_APPROVERS_CRITICAL=2 is fewer than --approvers-high 3"),
+        ({}, {"executor_service_account": "Runner_X"}, "--executor-service-account 'Runner_X' is not a"),
+        ({}, {"novel_bars": "40"}, "no such setting: novel_bars"),
+    ],
+)
+def test_a_wrong_value_is_refused_naming_its_variable_or_flag(
+    env: dict[str, str], flags: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        OperatorSettings.from_env(env, flags)
+
+
+def test_the_readme_lists_every_setting_with_its_variable_and_flag() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme[readme.index("### Settings"):]
+    for name in OperatorSettings.model_fields:
+        row = next((line for line in table.splitlines() if line.startswith(f"| `{env_name(name)}` |")), None)
+        assert row is not None, f"README's settings table has no row for {env_name(name)}"
+        assert name == "status_key" or f"`{flag_name(name)}`" in row, row

@@ -65,3 +65,60 @@ def test_run_refuses_an_open_bridge(capsys, tmp_path, extra: list[str], message:
                                                 ("10.0.0.1", False), ("::", False)])
 def test_loopback_only(host: str, loopback: bool) -> None:
     assert runner.loopback_only(host) is loopback
+
+
+def _parsed(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    runner.register(parser.add_subparsers())
+    return parser.parse_args(["run", "-A", *argv])
+
+
+@pytest.mark.parametrize(
+    ("flags", "env"),
+    [
+        (["--novel-bar", "40"], {"RECALL_NOVEL_BAR": "40"}),
+        (["--four-eyes", "false"], {"RECALL_FOUR_EYES": "false"}),
+        (["--memory-backend", "hindsight", "--hindsight-url", "http://m:8888"],
+         {"RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": "http://m:8888"}),
+        # The chart passes the older spelling --memory.
+        (["--memory", "hindsight"], {"RECALL_MEMORY_BACKEND": "hindsight"}),
+        (["--memory-path", "/data/m.sqlite3"], {"RECALL_MEMORY_PATH": "/data/m.sqlite3"}),
+    ],
+)
+def test_run_flags_and_variables_give_the_same_settings(flags: list[str], env: dict[str, str]) -> None:
+    by_flags = runner.settings_from_args(_parsed(*flags), {})
+    by_env = runner.settings_from_args(_parsed(), env)
+    assert by_flags == by_env
+    assert by_flags != runner.settings_from_args(_parsed(), {})
+
+
+def test_run_flags_win_over_the_environment() -> None:
+    s = runner.settings_from_args(_parsed("--novel-bar", "45"), {"RECALL_NOVEL_BAR": "40", "RECALL_FOUR_EYES": "off"})
+    assert (s.novel_bar, s.four_eyes) == (45, False)
+
+
+def test_every_setting_but_the_seal_key_has_a_run_flag() -> None:
+    from recall_operator.config import OperatorSettings
+
+    args = vars(_parsed())
+    for name in OperatorSettings.model_fields:
+        assert (f"setting_{name}" in args) is (name not in runner.ENV_ONLY), name
+    assert runner.ENV_ONLY == {"status_key"}  # a secret on a command line shows in every process listing
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--novel-bar", "high"], {}, "recall run: --novel-bar 'high' is not a number"),
+        (["--memory", "postgres"], {}, "recall run: --memory-backend 'postgres' is not one of embedded, hindsight"),
+        ([], {"RECALL_AUTO_DRY_RUN": "sometimes"}, "recall run: RECALL_AUTO_DRY_RUN='sometimes' is not true or false"),
+        ([], {"RECALL_APPROVERS_HIGH": "3"}, "RECALL_APPROVERS_CRITICAL=2 is fewer than RECALL_APPROVERS_HIGH=3"),
+    ],
+)
+def test_run_refuses_a_wrong_setting_naming_its_flag_or_variable(
+    capsys, monkeypatch, args: list[str], env: dict[str, str], message: str
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["run", "-A", *args]) == 2
+    assert message in capsys.readouterr().err

@@ -12,37 +12,38 @@ import asyncio
 import importlib
 import logging
 import os
-import secrets
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import kopf
 
-from recall_operator.config import settings_from_env
+from recall_operator.config import OperatorSettings, env_name
 from recall_operator.kube.client import api_client
 from recall_operator.memory import open_backend
-from recall_operator.memory.base import MemorySettings
 
 PREFIX = "recall.dev"
 HANDLER_MODULES = ("incident", "catalog", "execution")
 
-# Environment variables read once at start-up (the tests and `recall run` set them).
-ENV_BACKEND = "RECALL_MEMORY_BACKEND"
-ENV_PATH = "RECALL_MEMORY_PATH"
-ENV_HINDSIGHT_URL = "RECALL_HINDSIGHT_URL"
-ENV_HINDSIGHT_BANK = "RECALL_HINDSIGHT_BANK"
-# The key of the seal on recommendations (domain.execution.seal). Unset: a
-# random key per process, so a restarted operator re-triages an incident
-# (within one re-evaluation pass) before anything of it runs again.
-ENV_STATUS_KEY = "RECALL_STATUS_KEY"
-_PROCESS_KEY = secrets.token_bytes(32)
+# The variables tests set to start an operator with `kopf run -m` (config.OperatorSettings has them all).
+ENV_BACKEND = env_name("memory_backend")
+ENV_PATH = env_name("memory_path")
+ENV_HINDSIGHT_URL = env_name("hindsight_url")
+ENV_STATUS_KEY = env_name("status_key")
 
 
-def status_key() -> bytes:
-    """The key this operator seals its recommendations with."""
-    explicit = os.environ.get(ENV_STATUS_KEY)
-    return explicit.encode() if explicit else _PROCESS_KEY
+def operator_settings(memo: Any) -> OperatorSettings:
+    """The operator's settings, from the memo.
+
+    `recall run` puts them there from its flags and the environment before
+    Kopf starts; an operator started by `kopf run -m` (the tests) has them read
+    from the environment here, by whichever start-up handler comes first. A
+    wrong value raises ConfigError naming the variable, which stops start-up.
+    """
+    found: OperatorSettings | None = memo.get("settings")
+    if found is None:
+        found = memo.settings = OperatorSettings.from_env(os.environ)
+    return found
 
 
 Clock = Callable[[], datetime]
@@ -63,27 +64,10 @@ def clock(memo: Mapping[str, Any]) -> Clock:
 
 
 def load_all() -> list[str]:
-    """Import every handler module that exists; another module's absence is not an error."""
-    loaded = []
+    """Import every handler module, so that each registers its handlers with Kopf."""
     for name in HANDLER_MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        loaded.append(name)
-    return loaded
-
-
-def memory_settings_from_env(env: Mapping[str, str]) -> MemorySettings:
-    defaults = MemorySettings()
-    return MemorySettings(
-        backend=env.get(ENV_BACKEND, defaults.backend),
-        path=env.get(ENV_PATH, defaults.path),
-        hindsight_url=env.get(ENV_HINDSIGHT_URL, defaults.hindsight_url),
-        hindsight_bank=env.get(ENV_HINDSIGHT_BANK, defaults.hindsight_bank),
-    )
+        importlib.import_module(f"{__name__}.{name}")
+    return list(HANDLER_MODULES)
 
 
 def configure_settings(settings: kopf.OperatorSettings) -> None:
@@ -114,10 +98,8 @@ def recall_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
 @kopf.on.startup(errors=kopf.ErrorsMode.PERMANENT)
 async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logger: Any, **_: Any) -> None:
     configure_settings(settings)
-    # A wrong policy value stops start-up here, with the variable named.
-    memo.policy = settings_from_env(os.environ)
-    ms = memo.get("memory_settings") or memory_settings_from_env(os.environ)
-    memo.memory_settings = ms
+    # Started by `kopf run -m`, the settings are read here: a wrong value stops start-up, the variable named.
+    ms = operator_settings(memo).memory()
     memo.memory = open_backend(ms)
     if memo.get("api") is None:
         memo.api = api_client()

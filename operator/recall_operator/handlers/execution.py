@@ -21,8 +21,8 @@ Job has a deadline (the step's timeoutSeconds), and a Job the controller gives
 up on (DeadlineExceeded, even while its pods cannot be killed) fails the step
 at once, with that reason.
 
-Policy, read from the environment once per operator start (`execution_startup`,
-kept in the Kopf memo; a wrong value stops start-up with the variable named):
+Policy, from the operator's settings (config.OperatorSettings, in the Kopf memo
+from start-up on; a wrong value stops start-up with the variable named):
 
 - Approvals are judged with the approval rules (domain.approval_rules):
   RECALL_FOUR_EYES, RECALL_APPROVAL_EXPIRY_MINUTES, and two distinct approvers
@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -57,14 +56,14 @@ from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
-from recall_operator.config import ExecutionSettings, approval_settings_from_env, execution_settings_from_env
+from recall_operator.config import ExecutionSettings
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain import execution as machine
 from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending, resolved_by
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import PlanError, build_plan
-from recall_operator.handlers import clock, lifecycle, status_key
+from recall_operator.handlers import clock, lifecycle, operator_settings
 from recall_operator.kube import jobs as jobkit
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, api_client, apply_status, remove_status_fields
@@ -79,24 +78,18 @@ ATTEMPTS = 5  # passes of one advance that may lose a race with another writer b
 
 @dataclass(frozen=True)
 class Ctx:
-    """What one advance needs from the operator: its API client, its policy and the time now."""
+    """What one advance needs from the operator: its API client, its policy, its seal's key and the time now."""
 
     api: Any
     approval: ApprovalSettings
     settings: ExecutionSettings
     now: datetime
-
-
-def load_policy(memo: kopf.Memo, env: Mapping[str, str] | None = None) -> tuple[ApprovalSettings, ExecutionSettings]:
-    """Read the approval and execution policy into the memo (raises ConfigError naming a wrong variable)."""
-    env = os.environ if env is None else env
-    memo.approval_policy = approval_settings_from_env(env)
-    memo.execution_policy = execution_settings_from_env(env)
-    return memo.approval_policy, memo.execution_policy
+    key: bytes
 
 
 def _ctx(memo: kopf.Memo) -> Ctx:
-    return Ctx(memo.api, memo.approval_policy, memo.execution_policy, clock(memo)())
+    config = operator_settings(memo)
+    return Ctx(memo.api, config.approval(), config.execution(), clock(memo)(), config.seal_key())
 
 
 def _lock(memo: kopf.Memo, namespace: str, name: str) -> asyncio.Lock:
@@ -104,11 +97,6 @@ def _lock(memo: kopf.Memo, namespace: str, name: str) -> asyncio.Lock:
     # arrive on different Kopf workers: one advance at a time per incident.
     lock: asyncio.Lock = memo.execution_locks.setdefault((namespace, name), asyncio.Lock())
     return lock
-
-
-def _simulated_failure_allowed() -> bool:
-    # A test hook only: off unless the operator is started with it on purpose.
-    return os.environ.get("RECALL_ALLOW_SIMULATED_FAILURE") == "1"
 
 
 # -- reading the cluster ------------------------------------------------------
@@ -366,7 +354,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
     dry_why = ""
     plan_ok = built_hash is not None and built_hash == plan_hash
     # Only a recommendation this operator wrote for this incident leads to a Job.
-    verified = machine.sealed(status_key(), uid, rec)
+    verified = machine.sealed(ctx.key, uid, rec)
     # A resolved incident starts nothing new, dry-runs included.
     resolved = resolved_by(incident) is not None
     if (verified and not resolved and rec.get("mode") == "actionable" and plan_ok
@@ -452,7 +440,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
             while decision.create is not None:
                 step = next(s for s in steps if s["name"] == decision.create.step)
                 fail = None
-                if (_simulated_failure_allowed() and decision.create.phase == "run"
+                if (ctx.settings.allow_simulated_failure and decision.create.phase == "run"
                         and (incident["metadata"].get("annotations") or {}).get(SIMULATE_FAIL_ANNOTATION) == step["name"]):
                     fail = "fail"
                 manifest = jobkit.job_manifest(name, namespace, uid, step, decision.create.phase, attempt, params,
@@ -694,7 +682,8 @@ async def job_warning(type: str | None, body: Mapping[str, Any], namespace: str,
 
 async def execution_startup(memo: kopf.Memo, logger: Any, **_: Any) -> None:
     # A wrong policy value stops start-up here, with the variable named.
-    approval_settings, exec_settings = load_policy(memo)
+    config = operator_settings(memo)
+    approval_settings, exec_settings = config.approval(), config.execution()
     if memo.get("api") is None:  # the execution handlers alone (tests, `kopf run -m`): a client of their own
         memo.api = api_client()
         memo.execution_owns_api = True
@@ -724,8 +713,8 @@ def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
     dry = status.get("dryRun") or {}
     ex = status.get("execution") or {}
     dry_pending = rec.get("mode") == "actionable" and (dry.get("planHash") != rec.get("planHash") or not dry.get("done"))
-    policy = memo.get("execution_policy")
-    if dry_pending and policy is not None and not policy.auto_dry_run:
+    config = memo.get("settings")
+    if dry_pending and config is not None and not config.auto_dry_run:
         dry_pending = dry.get("planHash") == rec.get("planHash") or (
             ex.get("planHash") == rec.get("planHash") and bool(ex.get("approval")) and not ex.get("stopped"))
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)

@@ -48,7 +48,7 @@ from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator import metrics
-from recall_operator.handlers import catalog, clock, status_key
+from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_query
@@ -300,16 +300,17 @@ async def evaluate(
             return None
         return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx,
                                  opened_by({"metadata": meta}))
-    assessment, plan, error = await triage(incident, ctx, memo.get("memory"), memo.get("policy") or Settings())
+    config = operator_settings(memo)
+    assessment, plan, error = await triage(incident, ctx, memo.get("memory"), config.gate())
     dna = incident_dna(incident.spec, ctx.topology)
-    change = _sealed(status, str(meta.get("uid") or ""),
+    change = _sealed(config.seal_key(), status, str(meta.get("uid") or ""),
                      lambda current: st.triage_status(current, assessment, plan, dna, generation, now, error))
     if "recommendation" in change.patch:  # metrics: a new or changed recommendation
         metrics.INCIDENTS_TRIAGED.labels(assessment.recommendation.mode).inc()
     return change
 
 
-def _sealed(status: Mapping[str, Any], uid: str, build: Any) -> st.StatusChange:
+def _sealed(key: bytes, status: Mapping[str, Any], uid: str, build: Any) -> st.StatusChange:
     """The triage change with the operator's seal on its recommendation (domain.execution.seal).
 
     The change is built against status without the seal, so an unchanged
@@ -323,7 +324,7 @@ def _sealed(status: Mapping[str, Any], uid: str, build: Any) -> st.StatusChange:
         current["recommendation"] = old
     change: st.StatusChange = build(current)
     rec = change.patch.get("recommendation")
-    want = seal(status_key(), uid, rec if rec is not None else old)
+    want = seal(key, uid, rec if rec is not None else old)
     if rec is not None:
         change.patch["recommendation"] = {**rec, "seal": want}
     elif had != want and old:
