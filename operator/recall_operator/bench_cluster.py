@@ -21,7 +21,7 @@ from typing import Any
 
 import aiohttp
 
-from recall_operator import API_VERSION, GROUP, VERSION
+from recall_operator.api import API_VERSION, GROUP, VERSION
 
 BENCH_NAMESPACE = "recall-bench"
 FLOOR_NAMESPACE = "recall-bench-floor"
