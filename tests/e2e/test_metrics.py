@@ -17,23 +17,22 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import kopf
 import pytest
 from prometheus import Prometheus, free_port
+from support import wait_for
 
 from recall_operator import logs, metrics
 from recall_operator.demo import apply, incident_status
 
 pytestmark = pytest.mark.integration
 
-DEADLINE_S = 120.0
 INCIDENT = {
     "apiVersion": "recall.dev/v1alpha1",
     "kind": "Incident",
@@ -57,17 +56,6 @@ def monitored_series() -> set[str]:
     dashboard = json.loads((CHART_FILES / "dashboard.json").read_text())
     exprs += [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
     return {m for e in exprs for m in re.findall(r"\brecall_[a-z_]+", e)}
-
-
-def until(what: str, check: Callable[[], Any], deadline: float = DEADLINE_S) -> Any:
-    end = time.monotonic() + deadline
-    last: Any = None
-    while time.monotonic() < end:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.3)
-    raise AssertionError(f"gave up waiting for {what}; last seen: {last!r}")
 
 
 def http_get(url: str) -> tuple[int, str]:
@@ -129,14 +117,14 @@ def test_prometheus_scrapes_the_operator_and_probes_and_json_logs_work(
     recall_run: Operator, kubectl: Any, namespace: str, tmp_path: Path
 ) -> None:
     op = recall_run
-    until("/healthz to answer 200", lambda: op.proc.poll() is None and http_get(f"{op.url}/healthz")[0] == 200
-          or (op.proc.poll() is not None and pytest.fail(f"the operator exited: {op.log()[-4000:]}")))
-    status, body = until("/readyz to answer 200", lambda: (r := http_get(f"{op.url}/readyz"))[0] == 200 and r)
+    wait_for("/healthz to answer 200", lambda: op.proc.poll() is None and http_get(f"{op.url}/healthz")[0] == 200
+             or (op.proc.poll() is not None and pytest.fail(f"the operator exited: {op.log()[-4000:]}")))
+    status, body = wait_for("/readyz to answer 200", lambda: (r := http_get(f"{op.url}/readyz"))[0] == 200 and r)
     assert json.loads(body) == {"ready": True, "reason": "ready"}
 
     apply(kubectl, namespace, INCIDENT)
-    rec = until("a recommendation on the incident",
-                lambda: incident_status(kubectl, namespace, "inc-metrics-1").get("recommendation"))
+    rec = wait_for("a recommendation on the incident",
+                   lambda: incident_status(kubectl, namespace, "inc-metrics-1").get("recommendation"))
     assert rec["mode"] in metrics.MODES
 
     code, text = http_get(f"{op.url}/metrics")
@@ -151,16 +139,16 @@ def test_prometheus_scrapes_the_operator_and_probes_and_json_logs_work(
         def series(promql: str) -> list[dict[str, Any]]:
             return prom.query(promql)
 
-        until("Prometheus to scrape the operator",
-              lambda: any(t["health"] == "up" for t in prom.targets_health()))
-        triaged = until("recall_incidents_triaged_total in Prometheus",
-                        lambda: series("sum(recall_incidents_triaged_total)"))
+        wait_for("Prometheus to scrape the operator",
+                 lambda: any(t["health"] == "up" for t in prom.targets_health()))
+        triaged = wait_for("recall_incidents_triaged_total in Prometheus",
+                           lambda: series("sum(recall_incidents_triaged_total)"))
         assert float(triaged[0]["value"][1]) >= 1
         by_mode = {s["metric"]["mode"]: float(s["value"][1]) for s in series("recall_incidents_triaged_total")}
         assert set(by_mode) == set(metrics.MODES) and by_mode[rec["mode"]] >= 1
-        up = until("recall_memory_up in Prometheus", lambda: series("recall_memory_up"))
+        up = wait_for("recall_memory_up in Prometheus", lambda: series("recall_memory_up"))
         assert float(up[0]["value"][1]) == 1.0
-        recalls = until("recall_recall_seconds_count in Prometheus", lambda: series("recall_recall_seconds_count"))
+        recalls = wait_for("recall_recall_seconds_count in Prometheus", lambda: series("recall_recall_seconds_count"))
         assert float(recalls[0]["value"][1]) >= 1
         for name in ("recall_scoring_seconds_count", "recall_outbox_depth", "recall_reconcile_errors_total"):
             assert series(name), f"{name} is not exported"

@@ -12,7 +12,6 @@ recall-approver, the operator's own ServiceAccount, or the admin.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 import yaml
 
 from recall_operator.kube import jobs as jobkit
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -79,15 +79,14 @@ def policies(kubectl: Callable[..., Any]) -> Iterator[None]:
     apply_files(kubectl, "namespace-restricted.yaml", "rbac.yaml", "admission.yaml")
     try:
         # Policies load asynchronously: retry a known-bad create until it is refused.
-        deadline = time.monotonic() + 90
-        while True:
+        def both_refused() -> Any:
             bad_a = create(kubectl, approval("default", "policy-probe", "nobody-else"), dry_run=True)
             bad_i = create(kubectl, incident("default", "policy-probe", None), dry_run=True)
-            if bad_a.returncode != 0 and bad_i.returncode != 0:
-                assert "must be you" in bad_a.stderr + bad_i.stderr, bad_a.stderr + bad_i.stderr
-                break
-            assert time.monotonic() < deadline, "the admission policies never became active"
-            time.sleep(0.5)
+            return bad_a.returncode != 0 and bad_i.returncode != 0 and (bad_a, bad_i)
+
+        bad_a, bad_i = wait_for("the admission policies to refuse an Approval and an Incident that lie about "
+                                "their author", both_refused, deadline=90)
+        assert "must be you" in bad_a.stderr + bad_i.stderr, bad_a.stderr + bad_i.stderr
         yield
     finally:
         docs = yaml.safe_load_all((MANIFESTS / "admission.yaml").read_text())
@@ -112,13 +111,15 @@ def approvers(kubectl: Callable[..., Any], namespace: str, policies: None) -> st
 
 def eventually_refused(attempt: Callable[[], Any], *words: str, what: str, deadline: float = 60) -> None:
     """A policy that was just applied loads asynchronously: retry until it refuses (a refusal that never comes fails)."""
-    end = time.monotonic() + deadline
-    while True:
-        proc = attempt()
-        if proc.returncode != 0 or time.monotonic() > end:
-            refused(proc, *words, what=what)
-            return
-        time.sleep(0.5)
+    last: list[Any] = []
+
+    def refused_now() -> Any:
+        last[:] = [attempt()]
+        return last[0].returncode != 0 and last[0]
+
+    proc = wait_for(f"a refusal of {what}", refused_now, deadline=deadline,
+                    detail=lambda: f"the last attempt was allowed:\n{last[0].stdout}")
+    refused(proc, *words, what=what)
 
 
 POLICIES = ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",

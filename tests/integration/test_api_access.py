@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ import yaml
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import build_plan
 from recall_operator.kube import jobs as jobkit
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -105,10 +105,8 @@ def served(kubectl: Callable[..., Any], namespace: str, policies: None) -> str:
     assert proc.returncode == 0, proc.stderr
     probe = copy.deepcopy(planned_jobs(namespace)["announce"])
     pod(probe)["hostPID"] = True
-    deadline = time.monotonic() + 90
-    while create(kubectl, probe, as_user=OPERATOR, dry_run=True).returncode == 0:
-        assert time.monotonic() < deadline, "the Jobs admission policy never became active"
-        time.sleep(0.5)
+    wait_for("the Jobs admission policy to refuse a hostPID Job from the operator",
+             lambda: create(kubectl, probe, as_user=OPERATOR, dry_run=True).returncode != 0, deadline=90)
     return namespace
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -26,22 +25,11 @@ from alertmanager import Alertmanager, free_port
 from recall_operator.bridge import serve
 from recall_operator.bridge.alertmanager import MAX_BODY_BYTES, incident_name
 from support import post_json as post
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
 DEADLINE = 90.0
-
-
-def poll(what: str, check: Callable[[], Any], timeout: float = DEADLINE) -> Any:
-    """Return check()'s first truthy value; fail naming `what` after `timeout`."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.25)
-    pytest.fail(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
 
 
 class BridgeThread:
@@ -80,7 +68,7 @@ class BridgeThread:
 
     def start(self) -> None:
         self._thread.start()
-        poll("the bridge's /healthz", self.health)
+        wait_for("the bridge's /healthz", self.health, deadline=DEADLINE)
 
     def stop(self) -> None:
         if self._task is not None:
@@ -108,7 +96,7 @@ def test_with_a_panel_url_each_new_incident_links_to_its_panel_page(
     try:
         status, _ = post(f"{b.url}/alerts", json.dumps(webhook(direct_alert("f00d"))).encode())
         assert status == 200
-        (incident,) = poll("the Incident", lambda: incidents(k8s_api, namespace))
+        (incident,) = wait_for("the Incident", lambda: incidents(k8s_api, namespace), deadline=DEADLINE)
     finally:
         b.stop()
     name = incident["metadata"]["name"]
@@ -169,7 +157,8 @@ def test_alertmanager_alerts_become_one_incident_each(bridge: BridgeThread, name
                 out.setdefault(inc["spec"]["labels"]["alertname"], []).append(inc)
             return out
 
-        found = poll("both alerts as Incidents", lambda: (lambda m: m if len(m) == 2 else None)(by_alertname()))
+        found = wait_for("both alerts as Incidents", lambda: (lambda m: m if len(m) == 2 else None)(by_alertname()),
+                         deadline=DEADLINE)
         [cart] = found["CartLatency"]
         fingerprint = cart["spec"]["labels"]["fingerprint"]
         am_fingerprints = {a["labels"]["alertname"]: a["fingerprint"] for a in am.alerts()}
@@ -197,9 +186,10 @@ def test_alertmanager_alerts_become_one_incident_each(bridge: BridgeThread, name
         am.post_alerts([alert])
         am.post_alerts([alert])
         updated_before = bridge.health()["updated"]  # type: ignore[index]
-        poll(
+        wait_for(
             "Alertmanager to repeat the notifications",
             lambda: (bridge.health() or {}).get("updated", 0) >= updated_before + 4,
+            deadline=DEADLINE,
         )
         names = [i["metadata"]["name"] for i in incidents(k8s_api, namespace)]
         assert sorted(names) == sorted({incident_name(f) for f in am_fingerprints.values()})
@@ -218,7 +208,7 @@ def test_alertmanager_alerts_become_one_incident_each(bridge: BridgeThread, name
                         return inc
             return None
 
-        done = poll("the resolved notification", resolved, timeout=120)
+        done = wait_for("the resolved notification", resolved, deadline=120)
         assert done["metadata"]["annotations"]["recall.dev/alert-resolved-at"].endswith("Z")
         assert "resolution" not in done["spec"]
         assert done["spec"] == spec

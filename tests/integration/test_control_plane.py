@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from recall_operator.cluster import COMPONENTS, FAKE_NODE_NAME, LocalCluster
+from support import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -48,16 +48,21 @@ def job(name: str, *, labels: dict[str, str] | None = None) -> dict[str, Any]:
 
 def wait_for_job(kubectl: Callable[..., Any], namespace: str, name: str) -> dict[str, Any]:
     """Poll until the Job has a true Complete or Failed condition; return the Job."""
-    deadline = time.monotonic() + DEADLINE
-    last: dict[str, Any] = {}
-    while time.monotonic() < deadline:
+
+    def finished() -> dict[str, Any] | None:
         last = json.loads(kubectl_ok(kubectl, "get", "job", name, "-n", namespace, "-o", "json"))
-        for cond in last.get("status", {}).get("conditions") or []:
-            if cond["type"] in ("Complete", "Failed") and cond["status"] == "True":
-                return last
-        time.sleep(0.5)
-    pods = kubectl("get", "pods", "-n", namespace, "-o", "wide").stdout
-    raise AssertionError(f"job {name} did not finish; last status {last.get('status')}\npods:\n{pods}")
+        done = any(c["type"] in ("Complete", "Failed") and c["status"] == "True"
+                   for c in last.get("status", {}).get("conditions") or [])
+        return last if done else None
+
+    def explain() -> str:
+        status = kubectl("get", "job", name, "-n", namespace, "-o", "jsonpath={.status}").stdout
+        pods = kubectl("get", "pods", "-n", namespace, "-o", "wide").stdout
+        return f"job status: {status}\npods:\n{pods}"
+
+    job: dict[str, Any] = wait_for(f"job {name} to finish (a true Complete or Failed condition)", finished,
+                                   deadline=DEADLINE, detail=explain)
+    return job
 
 
 def conditions(obj: dict[str, Any]) -> dict[str, str]:
@@ -97,20 +102,16 @@ def test_impersonation_and_rbac(kubectl: Callable[..., Any], namespace: str) -> 
 
     # Granting alice the aggregated `edit` role works (the aggregation controller runs).
     kubectl_ok(kubectl, "create", "rolebinding", "alice-edit", "--clusterrole=edit", "--user=alice", "-n", namespace)
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        if kubectl("auth", "can-i", "create", "jobs.batch", "-n", namespace, as_user="alice").stdout.strip() == "yes":
-            break
-        time.sleep(0.5)
-    else:
-        raise AssertionError("alice never got the edit role's rights")
+    wait_for("alice to get the edit role's rights",
+             lambda: kubectl("auth", "can-i", "create", "jobs.batch", "-n", namespace,
+                             as_user="alice").stdout.strip() == "yes",
+             deadline=DEADLINE)
 
 
 def test_namespace_gets_a_default_service_account(kubectl: Callable[..., Any], namespace: str) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while kubectl("get", "serviceaccount", "default", "-n", namespace).returncode != 0:
-        assert time.monotonic() < deadline, "no default ServiceAccount appeared"
-        time.sleep(0.2)
+    wait_for("the namespace's default ServiceAccount",
+             lambda: kubectl("get", "serviceaccount", "default", "-n", namespace).returncode == 0,
+             deadline=DEADLINE, every=0.2)
 
 
 def test_job_runs_to_complete(kubectl: Callable[..., Any], namespace: str) -> None:
@@ -178,15 +179,13 @@ def test_validating_admission_policy_is_enforced(kubectl: Callable[..., Any], na
     manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
     kubectl_ok(kubectl, "apply", "-f", "-", input=manifest)
     try:
-        deadline = time.monotonic() + DEADLINE
-        while True:  # the API server loads new policies asynchronously
-            denied = kubectl(
-                "create", "configmap", "leak", "--from-literal=password=x", "-n", namespace, "--dry-run=server"
-            )
-            if denied.returncode != 0:
-                break
-            assert time.monotonic() < deadline, "the ValidatingAdmissionPolicy never took effect"
-            time.sleep(0.5)
+        # The API server loads new policies asynchronously.
+        denied = wait_for(
+            "the ValidatingAdmissionPolicy to refuse a ConfigMap with a password",
+            lambda: (p := kubectl("create", "configmap", "leak", "--from-literal=password=x", "-n", namespace,
+                                  "--dry-run=server")).returncode != 0 and p,
+            deadline=DEADLINE,
+        )
         assert "configmaps may not hold a password" in denied.stderr
         kubectl_ok(kubectl, "create", "configmap", "fine", "--from-literal=user=x", "-n", namespace)
     finally:
