@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from recall_operator.domain.models import EpisodicMemory, Resolution, RunbookRecord
+from recall_operator.domain.models import ActionResult, EpisodicMemory, Resolution, RunbookRecord
 
 NOT_RECORDED = "not recorded"
 NOT_YET_RESOLVED = "not yet resolved"
@@ -79,6 +79,11 @@ def related_incident(resolution: Resolution) -> str | None:
 
     names = incident_names(f"{resolution.summary} {resolution.root_cause}")
     return names[0] if names else None
+
+
+def final_outcome(resolution: Resolution) -> ActionResult:
+    """How the incident ended: the last action's result; a confirmed resolution with no action succeeded."""
+    return resolution.actions[-1].result if resolution.actions else "succeeded"
 
 
 def runbook_outcome(resolution: Resolution, runbook: str) -> str | None:

@@ -9,6 +9,7 @@ that is wrong, and they ignore fields they do not know.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any, Literal
 
@@ -18,6 +19,23 @@ Severity = Literal["critical", "high", "medium", "low"]
 ActionResult = Literal["succeeded", "failed", "partial"]
 Risk = Literal["low", "medium", "high", "critical"]
 Mode = Literal["novel", "advisory", "actionable"]
+RISK_ORDER: tuple[Risk, ...] = ("low", "medium", "high", "critical")
+
+
+def riskiest(risks: Iterable[str | None]) -> Risk | None:
+    """The highest of these steps' risks; None when there is no step.
+
+    A step that names no risk is medium, as a RunbookStep defaults; a word that
+    is no risk counts as critical: a plan nobody can rate gets the most care
+    (approvers, points off), never the least.
+    """
+    worst: Risk | None = None
+    for raw in risks:
+        word = str(raw or "medium").lower()
+        risk: Risk = next((r for r in RISK_ORDER if r == word), "critical")
+        if worst is None or RISK_ORDER.index(risk) > RISK_ORDER.index(worst):
+            worst = risk
+    return worst
 
 
 class _Model(BaseModel):

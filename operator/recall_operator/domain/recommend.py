@@ -17,7 +17,7 @@ from typing import Any
 
 from recall_operator.domain.candidates import clean_candidates, merge_repages
 from recall_operator.domain.catalog import CatalogFit, FixMatch, best_catalog_fit, runbook_for_fix
-from recall_operator.domain.consolidation import runbook_outcome, win_rate
+from recall_operator.domain.consolidation import final_outcome, runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
     Staleness,
@@ -35,6 +35,7 @@ from recall_operator.domain.models import (
     Mode,
     Runbook,
     RunbookRecord,
+    riskiest,
 )
 from recall_operator.domain.similarity import (
     LexicalScorer,
@@ -133,13 +134,6 @@ class Assessment:
     recommendation: Recommendation
 
 
-def outcome_of(memory: EpisodicMemory) -> str:
-    """How an incident ended: the result of its last action, or succeeded when a runbook resolved it."""
-    if memory.resolution.actions:
-        return memory.resolution.actions[-1].result
-    return "succeeded"
-
-
 def assess(
     incident: Incident,
     candidates: Sequence[EpisodicMemory],
@@ -185,7 +179,7 @@ def _matches(
             similarity=s.similarity,
             recognition=s.recognition_points,
             breakdown=s.breakdown.as_status(settings.weights),
-            outcome=outcome_of(s.memory),
+            outcome=final_outcome(s.memory.resolution),
             runbook=s.memory.resolution.runbook,
             actions=[{"action": a.action, "result": a.result} for a in s.memory.resolution.actions],
             stale=memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now),
@@ -485,8 +479,8 @@ def actionability(
     score -= (1 - rate) * WIN_RATE_WEIGHT
     rb = ctx.catalog.get(runbook)
     if rb is not None:
-        risk = max((s.risk for s in rb.spec.steps), key=lambda r: RISK_DEDUCTION[r])
-        score -= RISK_DEDUCTION[risk]
+        risk = riskiest(s.risk for s in rb.spec.steps)
+        score -= RISK_DEDUCTION[risk] if risk is not None else 0
     stale = [st for s in supporting if (st := memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now))]
     if stale:
         before = round(score)

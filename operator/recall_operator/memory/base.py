@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from recall_operator.domain.models import ActionResult, EpisodicMemory, Incident, Resolution
+from recall_operator.domain.models import EpisodicMemory, Incident
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
 
@@ -54,11 +54,6 @@ def search_terms(query: RecallQuery) -> list[str]:
     for symptom in query.symptoms:
         seen.update(dict.fromkeys(tokens(symptom)))
     return list(seen)
-
-
-def final_outcome(resolution: Resolution) -> ActionResult:
-    """How the incident ended: the last action's result; a confirmed resolution with no action succeeded."""
-    return resolution.actions[-1].result if resolution.actions else "succeeded"
 
 
 def interleave(arms: Sequence[Iterable[T]], key: Callable[[T], Hashable], limit: int) -> list[T]:

@@ -27,13 +27,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from recall_operator.domain.consolidation import final_outcome
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, MemoryFeatures, Recalled, memory_features
 from recall_operator.domain.text import tokens
 from recall_operator.memory.base import (
     MemoryUnavailable,
     RecallQuery,
-    final_outcome,
     interleave,
     search_terms,
 )

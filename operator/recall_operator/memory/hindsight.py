@@ -89,10 +89,10 @@ from hindsight_client_api.exceptions import ApiException, NotFoundException
 from hindsight_client_api.models.list_memory_units_response import ListMemoryUnitsResponse
 from hindsight_client_api.models.recall_response import RecallResponse
 
-from recall_operator.domain.consolidation import memory_text
+from recall_operator.domain.consolidation import final_outcome, memory_text
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.text import STOPWORDS
-from recall_operator.memory.base import MemoryUnavailable, RecallQuery, final_outcome, interleave
+from recall_operator.memory.base import MemoryUnavailable, RecallQuery, interleave
 from recall_operator.memory.embedded import EmbeddedMemory
 
 T = TypeVar("T")
