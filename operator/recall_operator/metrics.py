@@ -31,6 +31,7 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from recall_operator.api import GROUP, VERSION
+from recall_operator.domain.times import parse_time
 
 log = logging.getLogger(__name__)
 
@@ -253,15 +254,6 @@ async def list_watched_kinds(ready: asyncio.Event, insights: Any, lists: FirstLi
         api.close()
 
 
-def _parse_time(value: Any) -> datetime | None:
-    """An RFC 3339 time as an aware datetime (UTC when it names no zone); None when it is not one."""
-    try:
-        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
-
-
 def backlog(incidents: Iterable[Mapping[str, Any]], approvals: Iterable[Mapping[str, Any]], now: datetime
             ) -> tuple[dict[str, int], dict[str, float], int]:
     """Unfinished executions by state, the oldest one's seconds in its state, and lapsed Pending approvals."""
@@ -274,14 +266,14 @@ def backlog(incidents: Iterable[Mapping[str, Any]], approvals: Iterable[Mapping[
             continue
         counts[state] = counts.get(state, 0) + 1
         # The Executing condition turned True when the execution entered its current state.
-        since = next((_parse_time(c.get("lastTransitionTime")) for c in status.get("conditions") or []
+        since = next((parse_time(c.get("lastTransitionTime")) for c in status.get("conditions") or []
                       if c.get("type") == "Executing"), None)
         if since is not None:
             oldest[state] = max(oldest.get(state, 0.0), (now - since).total_seconds())
     lapsed = 0
     for approval in approvals:
         status = approval.get("status") or {}
-        expires = _parse_time(status.get("expiresAt")) if status.get("expiresAt") else None
+        expires = parse_time(status.get("expiresAt")) if status.get("expiresAt") else None
         if status.get("state") == "Pending" and expires is not None and expires <= now:
             lapsed += 1
     return counts, oldest, lapsed

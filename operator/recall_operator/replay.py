@@ -39,6 +39,7 @@ from recall_operator.domain.models import (
     RunbookSpec,
 )
 from recall_operator.domain.recommend import Assessment, Context, Settings, assess
+from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.memory import open_backend
 from recall_operator.memory.base import MemoryBackend, MemorySettings, recall_query
@@ -90,14 +91,14 @@ def read_events(path: Path) -> Iterator[Event]:
             kind = raw.get("type")
             if kind not in ("apply", "incident", "outcome"):
                 raise DatasetError(f"{path}:{number}: field 'type' must be apply, incident or outcome, not {kind!r}")
-            try:
-                at = datetime.fromisoformat(str(raw["at"]).replace("Z", "+00:00"))
-            except KeyError:
-                raise DatasetError(f"{path}:{number}: field 'at' is missing") from None
-            except ValueError:
-                raise DatasetError(f"{path}:{number}: field 'at' is not an RFC 3339 time: {raw['at']!r}") from None
-            if at.tzinfo is None:
-                raise DatasetError(f"{path}:{number}: field 'at' must carry a time zone (UTC)")
+            if "at" not in raw:
+                raise DatasetError(f"{path}:{number}: field 'at' is missing")
+            at = parse_time(raw["at"]) if isinstance(raw["at"], str) else None
+            if at is None:
+                raise DatasetError(
+                    f"{path}:{number}: field 'at' is not an RFC 3339 time with its zone"
+                    f" (2025-01-02T03:04:05Z): {raw['at']!r}"
+                )
             if previous is not None and at < previous:
                 raise DatasetError(f"{path}:{number}: events must be sorted by 'at'; {raw['at']} comes after a later event")
             previous = at

@@ -51,10 +51,11 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from recall_operator.api import API_VERSION
+from recall_operator.domain.times import parse_time
 from recall_operator.domain.approval_rules import BRIDGE_OPENER, OPENED_BY_ANNOTATION as OPENED_BY
 
 KIND = "Incident"
@@ -106,9 +107,6 @@ DEFAULT_SEVERITY = "medium"
 
 ALERT_STATUSES = ("firing", "resolved")
 
-_RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
-)
 _NON_DNS = re.compile(r"[^a-z0-9-]+")
 _WHITESPACE = re.compile(r"\s+")
 
@@ -193,25 +191,6 @@ def _check_type(where: str, value: Any, expected: type | tuple[type, ...], name:
     if not isinstance(value, expected):
         return BridgeError(422, f"{where} must be {name}, got {_type_name(value)}")
     return None
-
-
-def parse_time(value: str) -> datetime | None:
-    """RFC 3339 as Alertmanager writes it (nanosecond fractions included) → UTC, or None."""
-    match = _RFC3339.match(value.strip())
-    if not match:
-        return None
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-    fraction, zone = match.group(7), match.group(8)
-    micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
-    try:
-        if zone in ("Z", "z"):
-            tz = timezone.utc
-        else:
-            sign = 1 if zone[0] == "+" else -1
-            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
-        return datetime(year, month, day, hour, minute, min(second, 59), micro, tzinfo=tz).astimezone(timezone.utc)
-    except (ValueError, OverflowError):
-        return None
 
 
 def format_time(value: datetime) -> str:

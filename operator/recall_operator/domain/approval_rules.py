@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
+from recall_operator.domain.times import parse_time
+
 OPENED_BY_ANNOTATION = "recall.dev/opened-by"
 # The opener the alert bridge records: admission lets only the operator's
 # ServiceAccount write it, and no person can be it (usernames are not "system:recall:" ones).
@@ -84,17 +86,7 @@ def _name(approval: Mapping[str, Any]) -> str:
 
 
 def _created(approval: Mapping[str, Any]) -> datetime | None:
-    raw = (approval.get("metadata") or {}).get("creationTimestamp")
-    if raw is None:
-        return None
-    if isinstance(raw, datetime):
-        when = raw
-    else:
-        try:
-            when = datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return parse_time((approval.get("metadata") or {}).get("creationTimestamp"))
 
 
 def expires_at(approval: Mapping[str, Any], settings: ApprovalSettings) -> datetime | None:

@@ -54,6 +54,8 @@ from datetime import datetime
 from typing import Any, Literal
 
 from recall_operator.domain.approval_rules import ApprovalSettings, check_approval, opened_by, resolved_by
+from recall_operator.domain.models import riskiest
+from recall_operator.domain.times import parse_time
 
 JobState = Literal["running", "succeeded", "failed"]
 Phase = Literal["dryrun", "run", "rollback"]
@@ -220,21 +222,14 @@ def has_work(status: Mapping[str, Any]) -> bool:
     return bool(status.get("execution")) or (bool(rec.get("planHash")) and rec.get("mode") == "actionable")
 
 
-RISK_ORDER = ("low", "medium", "high", "critical")
 # Approval states that may still count towards a plan: not yet judged (being
 # judged now, or created while the operator was down) or waiting for more approvers.
 COUNTABLE_STATES = frozenset({"", "Pending"})
 
 
 def plan_risk(steps: Sequence[Mapping[str, Any]] | None) -> str | None:
-    """The riskiest step's risk; an unknown risk word counts as critical (fail safe)."""
-    worst: str | None = None
-    for step in steps or []:
-        risk = str(step.get("risk") or "medium").lower()
-        rank = RISK_ORDER.index(risk) if risk in RISK_ORDER else len(RISK_ORDER) - 1
-        if worst is None or rank > RISK_ORDER.index(worst):
-            worst = RISK_ORDER[rank]
-    return worst
+    """The riskiest step's risk of a plan as status records it (`models.riskiest`)."""
+    return riskiest(step.get("risk") for step in steps or [])
 
 
 @dataclass(frozen=True)
@@ -515,9 +510,9 @@ def _past_deadline(job: Mapping[str, Any], now: datetime | None) -> int | None:
     """The Job's deadline in seconds when `now` is past it by more than the grace, else None."""
     deadline = (job.get("spec") or {}).get("activeDeadlineSeconds")
     started = (job.get("status") or {}).get("startTime") or (job.get("metadata") or {}).get("creationTimestamp")
-    if now is None or not deadline or not started:
+    begun = parse_time(started)
+    if now is None or not deadline or begun is None:
         return None
-    begun = datetime.fromisoformat(str(started).replace("Z", "+00:00"))
     return int(deadline) if (now - begun).total_seconds() > int(deadline) + DEADLINE_GRACE_SECONDS else None
 
 

@@ -47,6 +47,7 @@ from recall_operator.domain.models import (
 )
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.recommend import Context
+from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.kube.client import Conflict, apply_status
 from recall_operator.kube.status import record_from_status
@@ -64,12 +65,6 @@ def _plain(view: Mapping[str, Any]) -> dict[str, Any]:
     # Kopf hands out views over the raw body; the index keeps a copy of its own
     # so that a later event cannot change what an earlier reconcile saw.
     return copy.deepcopy(dict(view))
-
-
-def parse_time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 @kopf.index(GROUP, VERSION, "runbooks")

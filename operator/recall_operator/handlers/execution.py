@@ -63,6 +63,7 @@ from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, 
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import PlanError, build_plan
+from recall_operator.domain.times import parse_time
 from recall_operator.handlers import clock, lifecycle, operator_settings
 from recall_operator.kube import jobs as jobkit
 from recall_operator.kube import status as st
@@ -502,8 +503,8 @@ async def _evidence(api: Any, incident: Mapping[str, Any], jobs: Mapping[str, Ma
         if labels.get(jobkit.LABEL_PHASE) not in ("run", "rollback"):
             continue
         if labels.get(jobkit.LABEL_ATTEMPT) == str(attempt):
-            if jmeta.get("creationTimestamp"):
-                started.append(datetime.fromisoformat(str(jmeta["creationTimestamp"]).replace("Z", "+00:00")))
+            if (made := parse_time(jmeta.get("creationTimestamp"))) is not None:
+                started.append(made)
         else:
             used.update(jobkit.approvals_of(job))
     return machine.RunEvidence(

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from jinja2 import Undefined
 
 from recall_operator.domain.consolidation import runbook_outcome, win_rate
 from recall_operator.domain.models import Resolution, RunbookRecord
+from recall_operator.domain.times import parse_time
 
 RESULTS = ("succeeded", "failed", "partial")
 MODES = ("novel", "advisory", "actionable")
@@ -28,16 +29,6 @@ MODE_WORDS = {
 }
 NOT_RUN = "not run"
 BAR_WIDTH = 240  # pixels of the widest similarity term's bar
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not value or not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def age(value: Any, now: datetime) -> str:
