@@ -1,4 +1,4 @@
-"""Consolidation (memory text, runbook counts, win rate, lessons), the plan and its hash, conditions."""
+"""Consolidation (memory text, runbook counts, win rate), the plan and its hash, conditions."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from recall_operator.domain.conditions import condition, set_condition
 from recall_operator.domain.consolidation import (
     NOT_YET_RESOLVED,
     count_runbook_outcomes,
-    lessons,
     memory_text,
     related_incident,
     runbook_outcome,
@@ -82,17 +81,6 @@ def test_win_rate_is_smoothed(executed: int, succeeded: int, low: float, high: f
     rate = win_rate(RunbookRecord(times_executed=executed, times_succeeded=succeeded))
     assert low <= rate <= high
     assert rate < 1.0
-
-
-def test_lessons_need_agreeing_successes_on_one_service() -> None:
-    mems = [memory(f"inc-{i}", runbook="rb") for i in range(3)] + [
-        memory("inc-f", runbook="rb", actions=[("run rb", "failed")]),
-        memory("inc-x", service="orders-db", runbook="rb"),
-    ]
-    found = lessons(mems)
-    assert [(f.service, f.runbook, f.outcomes) for f in found] == [("cart-service", "rb", 3)]
-    assert "3 confirmed outcomes on cart-service" in found[0].text
-    assert lessons(mems[:2]) == []
 
 
 RB = runbook("rb", ["cart-service"], title="restart")

@@ -11,7 +11,6 @@ from recall_operator.domain.guards import (
     failed_before,
     memory_staleness,
     open_contradictions,
-    reconciled_with,
     stale_runbooks,
 )
 from domain_builders import T0, TOPOLOGY, contradiction, memory, migration, runbook, spec
@@ -71,12 +70,12 @@ def test_failed_before_uses_the_last_attempt(attempts: list[tuple[str, int]], ex
     assert failed_before(precedents, ["rb", "other"]) == expected
 
 
-def test_open_and_reconciled_contradictions() -> None:
+def test_open_contradictions_leave_reconciled_ones_out() -> None:
     open_c = contradiction("c-open", {"inc-1": "raise it", "inc-2": "lower it"})
     done = contradiction("c-done", {"inc-3": "a", "inc-4": "b"}, state="reconciled")
     assert [c.name for c in open_contradictions([open_c, done], ["inc-2"])] == ["c-open"]
     assert open_contradictions([open_c, done], ["inc-3", "inc-9"]) == []
-    assert [c.name for c in reconciled_with([open_c, done], ["inc-4"])] == ["c-done"]
+    assert open_contradictions([open_c, done], ["inc-4"]) == []
 
 
 REDIS_RB = runbook("redis-flush", ["cart-service", "redis-cluster"], ["latency-spike", "timeout"], title="flush redis hot keys")

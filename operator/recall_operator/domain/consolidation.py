@@ -1,4 +1,4 @@
-"""What a confirmed outcome becomes: a memory for a cold reader, runbook counts, lessons.
+"""What a confirmed outcome becomes: a memory for a cold reader and runbook counts.
 
 A memory is read months later by someone who was not there, so every field is
 spelled out, "not yet resolved" included, and failed actions are kept: a fix
@@ -15,9 +15,7 @@ is one voice, not two: it too is remembered as reported.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from recall_operator.domain.models import ActionResult, EpisodicMemory, Resolution, RunbookRecord
@@ -187,29 +185,3 @@ def win_rate(record: RunbookRecord) -> float:
     return (record.times_succeeded + WIN_RATE_PRIOR * WIN_RATE_PRIOR_RUNS) / (
         record.times_executed + WIN_RATE_PRIOR_RUNS
     )
-
-
-@dataclass(frozen=True)
-class Lesson:
-    runbook: str
-    service: str
-    outcomes: int
-    text: str
-
-
-def lessons(memories: Iterable[EpisodicMemory], min_agreeing: int = 3) -> list[Lesson]:
-    """A lesson when several confirmed outcomes on one service agree on the runbook that fixed it."""
-    agreeing: Counter[tuple[str, str]] = Counter()
-    for m in memories:
-        if m.resolution.runbook and runbook_outcome(m.resolution, m.resolution.runbook) == "succeeded":
-            agreeing[(m.spec.service, m.resolution.runbook)] += 1
-    return [
-        Lesson(
-            runbook=rb,
-            service=svc,
-            outcomes=n,
-            text=f"{n} confirmed outcomes on {svc} were resolved by runbook {rb}",
-        )
-        for (svc, rb), n in sorted(agreeing.items())
-        if n >= min_agreeing
-    ]

@@ -113,12 +113,3 @@ def open_contradictions(
         for c in contradictions
         if c.spec.resolution.state == "open" and names.intersection(c.spec.memories)
     ]
-
-
-def reconciled_with(contradictions: Iterable[Contradiction], incidents: Iterable[str]) -> list[Contradiction]:
-    names = set(incidents)
-    return [
-        c
-        for c in contradictions
-        if c.spec.resolution.state == "reconciled" and names.intersection(c.spec.memories)
-    ]
