@@ -49,7 +49,8 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
         metadata["resourceVersion"] = resource_version
     body = {"apiVersion": f"{group}/{version}", "kind": kind, "metadata": metadata, "status": status}
     try:
-        result: dict[str, Any] = client.CustomObjectsApi(api).patch_namespaced_custom_object_status(
+        # The client declares object; the answer is the patched object as parsed JSON.
+        result: Any = client.CustomObjectsApi(api).patch_namespaced_custom_object_status(
             group, version, namespace, plural, name, body,
             field_manager=manager, force=True, _content_type="application/apply-patch+yaml",
         )

@@ -9,6 +9,7 @@ on the network.
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,7 +84,8 @@ class Source:
                 return None
             raise
 
-    async def jobs(self, namespace: str, incident: str) -> list[dict[str, Any]]:
+    # builtins.list: in the class body below list(), `list` names that method.
+    async def jobs(self, namespace: str, incident: str) -> builtins.list[dict[str, Any]]:
         """The Jobs the operator made for one incident (dry-run, run and rollback), as plain dicts."""
         from kubernetes import client
 
@@ -122,7 +124,8 @@ class StaticSource(Source):
         self._check(namespace)
         return next((o for o in self._in(plural, namespace) if o["metadata"]["name"] == name), None)
 
-    async def jobs(self, namespace: str, incident: str) -> list[dict[str, Any]]:
+    # builtins.list: in the class body below list(), `list` names that method.
+    async def jobs(self, namespace: str, incident: str) -> builtins.list[dict[str, Any]]:
         from recall_operator.kube.jobs import LABEL_INCIDENT, _label_value
 
         self._check(namespace)

@@ -65,7 +65,7 @@ def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return obj.get("status") or {}
 
 
-def conditions(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def conditions(obj: Mapping[str, Any]) -> dict[str | None, Mapping[str, Any]]:
     return {c.get("type"): c for c in _status(obj).get("conditions") or [] if isinstance(c, Mapping)}
 
 
