@@ -286,7 +286,8 @@ def _list_items(api: Any, plural: str, namespaces: Iterable[str | None]) -> list
     items: list[dict[str, Any]] = []
     for ns in namespaces:
         if ns is None:
-            got = custom.list_cluster_custom_object(GROUP, VERSION, plural, _request_timeout=30)
+            # The client declares object; the answer is the list as parsed JSON.
+            got: Any = custom.list_cluster_custom_object(GROUP, VERSION, plural, _request_timeout=30)
         else:
             got = custom.list_namespaced_custom_object(GROUP, VERSION, ns, plural, _request_timeout=30)
         items.extend(got.get("items") or [])

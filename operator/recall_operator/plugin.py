@@ -48,7 +48,7 @@ def _cmd(command: Any) -> str:
     return shlex.join(str(c) for c in command)
 
 
-def _conditions(status: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def _conditions(status: Mapping[str, Any]) -> dict[str | None, Mapping[str, Any]]:
     return {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, Mapping)}
 
 
@@ -376,14 +376,15 @@ class Cluster:
                               GROUP, VERSION, self.namespace, "approvals", manifest), True
         except ApiException as exc:
             if exc.status == 409:
-                return self.objects.get_namespaced_custom_object(
-                    GROUP, VERSION, self.namespace, "approvals", manifest["metadata"]["name"]), False
+                return self._call("read approvals", self.objects.get_namespaced_custom_object,
+                                  GROUP, VERSION, self.namespace, "approvals", manifest["metadata"]["name"]), False
             if exc.status in (400, 422):
                 raise PluginError(f"the API server refused the Approval: {_api_message(exc)}") from exc
             raise
 
     def approval(self, name: str) -> dict[str, Any]:
-        return self.objects.get_namespaced_custom_object(GROUP, VERSION, self.namespace, "approvals", name)
+        return self._call("read approvals", self.objects.get_namespaced_custom_object,
+                          GROUP, VERSION, self.namespace, "approvals", name)
 
     def patch_resolution(self, name: str, value: dict[str, Any]) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException

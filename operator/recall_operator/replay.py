@@ -227,10 +227,10 @@ async def replay_side(
                 raise _field_error(path, event, "truth", exc) from None
             rows.append(Row(name, label, assessment, truth))
         else:
-            name = event.raw.get("incident")
-            incident = world.open_incidents.pop(name, None) if isinstance(name, str) else None
-            if incident is None:
-                raise DatasetError(f"{path}:{event.line}: field 'incident': {name!r} is not an open incident of this dataset")
+            closed = event.raw.get("incident")
+            found = world.open_incidents.pop(closed, None) if isinstance(closed, str) else None
+            if found is None:
+                raise DatasetError(f"{path}:{event.line}: field 'incident': {closed!r} is not an open incident of this dataset")
             try:
                 resolution = Resolution.model_validate(event.raw.get("resolution") or {})
             except ValidationError as exc:
@@ -238,7 +238,7 @@ async def replay_side(
             if memory is not None:
                 world.resolutions.append(resolution)
                 await memory.remember(
-                    EpisodicMemory(incident=name, spec=incident.spec, resolution=resolution, resolved_at=event.at)
+                    EpisodicMemory(incident=found.name, spec=found.spec, resolution=resolution, resolved_at=event.at)
                 )
     return rows
 
