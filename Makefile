@@ -41,7 +41,8 @@ unit: $(STAMP)
 # control-plane build and run in tests/integration/test_helm.py and
 # test_chart_validators.py; the alert rules need only promtool. ruff looks for
 # bugs (not style) over the whole tree; mypy checks domain/ and memory/ strictly,
-# kube/, bridge/ and panel/ at its defaults (both configured in pyproject.toml).
+# the rest of the operator but its Kopf handlers at its defaults (both configured
+# in pyproject.toml).
 lint: $(STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/mypy
