@@ -3,7 +3,9 @@
 FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
-COPY operator ./operator
+# Only the operator's package: the dev tooling beside it (recall_operator_dev:
+# the local control plane, its PKI, the demo and benchmarks) stays out of the wheel.
+COPY operator/recall_operator ./operator/recall_operator
 RUN pip install --no-cache-dir build==1.2.2 \
     && python -m build --wheel --outdir /dist
 

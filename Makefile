@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,hindsight-server,lint]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,hindsight-server,lint,dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -3,7 +3,7 @@
 Fixtures (all need the binaries scripts/testbin.sh builds; a missing binary is
 built, never a reason to skip):
 
-- ``cluster`` (session): a running :class:`recall_operator.cluster.LocalCluster`.
+- ``cluster`` (session): a running :class:`recall_operator_dev.cluster.LocalCluster`.
   Started once per session in a temporary directory, or attached to the one
   whose kubeconfig ``RECALL_TEST_KUBECONFIG`` names (a ``recall cluster up``
   directory; then it is left running). ``KUBECONFIG`` points at it for the
@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.cluster import ClusterError, LocalCluster
+from recall_operator_dev.cluster import ClusterError, LocalCluster
 
 Kubectl = Callable[..., "subprocess.CompletedProcess[str]"]
 

@@ -416,7 +416,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"recall bench: no such dataset file: {args.dataset}", file=sys.stderr)
         return 2
     if args.cluster_only:
-        from recall_operator import bench_cluster
+        from recall_operator_dev import bench_cluster
 
         print(json.dumps(asyncio.run(bench_cluster.measure(quick=args.quick))))
         return 0
@@ -446,13 +446,13 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     for key in SCALE_FIGURES:
         result[key] = {b: figures[key] for b, figures in scale.items() if figures[key]}
     result["replay_incidents_per_s"] = {"embedded": await measure_replay(args.dataset, "embedded", None)}
-    from recall_operator.panel.bench import panel_render_ms  # the memory panel's incident page, five matches
+    from recall_operator_dev.panel_bench import panel_render_ms  # the memory panel's incident page, five matches
 
     result["panel_render_ms"] = await panel_render_ms(args.dataset)
     if args.hindsight_url:
         result["replay_incidents_per_s"]["hindsight"] = await measure_replay(args.dataset, "hindsight", args.hindsight_url)
     if not args.skip_cluster:
-        from recall_operator import bench_cluster
+        from recall_operator_dev import bench_cluster
 
         result.update(await bench_cluster.measure(quick=args.quick))
     return result

@@ -192,7 +192,7 @@ async def _storm(api: Any, port: int, alerts: int, distinct: int) -> tuple[float
 async def measure(quick: bool) -> dict[str, Any]:
     from kubernetes import config
 
-    from recall_operator.cluster import LocalCluster
+    from recall_operator_dev.cluster import LocalCluster
 
     e2e_count, floor_count = (50, 50) if quick else (200, 200)
     with tempfile.TemporaryDirectory(prefix="recall-bench-cluster-") as tmp:

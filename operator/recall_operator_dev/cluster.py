@@ -1294,7 +1294,7 @@ def _with_dir(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m recall_operator.cluster up|down|status`, without the rest of the CLI."""
+    """`python -m recall_operator_dev.cluster up|down|status`, without the rest of the CLI."""
     parser = argparse.ArgumentParser(prog="recall")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["cluster", *(sys.argv[1:] if argv is None else argv)])

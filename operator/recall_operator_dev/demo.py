@@ -465,7 +465,7 @@ def control_plane_binaries() -> None:
 
     Without this the cluster would ask for the full build, chart validators included.
     """
-    from recall_operator.cluster import ClusterError, repo_root
+    from recall_operator_dev.cluster import ClusterError, repo_root
 
     if os.environ.get("RECALL_TESTBIN"):
         return
@@ -495,7 +495,7 @@ def register(subparsers: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from recall_operator.cluster import ClusterError, LocalCluster
+    from recall_operator_dev.cluster import ClusterError, LocalCluster
     from recall_operator.kube.jobs import DEFAULT_SERVICE_ACCOUNT
 
     history = args.history or sample_history()

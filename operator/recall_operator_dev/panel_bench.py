@@ -59,7 +59,7 @@ def _objects(dataset: Path, row: Any, events: list[dict[str, Any]]) -> dict[str,
 
 async def panel_render_ms(dataset: Path, renders: int = 200) -> dict[str, Any]:
     """p50 / p99 milliseconds to make one incident page with five matches, from objects in memory."""
-    from recall_operator.demo import read_history
+    from recall_operator_dev.demo import read_history
     from recall_operator.panel import server
     from recall_operator.panel.source import StaticSource
     from recall_operator.replay import run_replay

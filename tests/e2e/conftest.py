@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from kopf.testing import KopfRunner
 
-from recall_operator.demo import incident_status
+from recall_operator_dev.demo import incident_status
 from kit import STATUS_KEY
 from recall_operator.handlers import ENV_BACKEND, ENV_PATH, ENV_STATUS_KEY
 from recall_operator.runner import operator_args

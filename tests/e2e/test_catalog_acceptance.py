@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.demo import apply, wait_for
+from recall_operator_dev.demo import apply, wait_for
 
 pytestmark = pytest.mark.integration
 

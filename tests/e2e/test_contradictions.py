@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.demo import apply, import_outcome, wait_for
+from recall_operator_dev.demo import apply, import_outcome, wait_for
 
 pytestmark = pytest.mark.integration
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from recall_operator.cluster import LocalCluster
-from recall_operator.demo import (
+from recall_operator_dev.cluster import LocalCluster
+from recall_operator_dev.demo import (
     APPROVER,
     DEMO_NAMESPACE,
     ON_CALL,

@@ -41,7 +41,7 @@ import support
 from alertmanager import free_port
 from kit import STATUS_KEY, KubeEnv, cart_runbook
 from recall_operator.bridge.alertmanager import incident_name
-from recall_operator.cluster import LocalCluster
+from recall_operator_dev.cluster import LocalCluster
 from recall_operator.kube import jobs as jobkit
 from support import post_json, stop_process
 

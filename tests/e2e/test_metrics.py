@@ -29,7 +29,7 @@ from prometheus import Prometheus, free_port
 from support import wait_for
 
 from recall_operator import logs, metrics
-from recall_operator.demo import apply, incident_status
+from recall_operator_dev.demo import apply, incident_status
 
 pytestmark = pytest.mark.integration
 

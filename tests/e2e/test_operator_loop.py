@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.demo import apply, history_steps, imported_execution, load_history, read_history, wait_for
+from recall_operator_dev.demo import apply, history_steps, imported_execution, load_history, read_history, wait_for
 from recall_operator.replay import run_replay
 from support import history
 

@@ -28,7 +28,7 @@ import pytest
 from kit import GROUP_VERSION, KubeEnv, cart_runbook, execution_operator, kept_default_registry
 from recall_operator.domain.execution import TERMINAL
 from recall_operator.kube import jobs as jobkit
-from recall_operator.demo import apply, history_steps, load_history, read_history, wait_for
+from recall_operator_dev.demo import apply, history_steps, load_history, read_history, wait_for
 from support import free_port, history, stop_process, wait_http_ok
 
 pytestmark = pytest.mark.integration

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from recall_operator import metrics
-from recall_operator.demo import Step, apply, incident_status, load_history, wait_for
+from recall_operator_dev.demo import Step, apply, incident_status, load_history, wait_for
 from recall_operator.kube import jobs as jobkit
 from recall_operator.plugin import approval_name
 

@@ -20,7 +20,7 @@ import pytest
 from kopf.testing import KopfRunner
 
 from recall_operator import metrics
-from recall_operator.demo import apply, history_steps, load_history, read_history
+from recall_operator_dev.demo import apply, history_steps, load_history, read_history
 from recall_operator.handlers import ENV_BACKEND, ENV_PATH, incident
 from recall_operator.runner import operator_args
 from support import history, wait_for

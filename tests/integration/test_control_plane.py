@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.cluster import COMPONENTS, FAKE_NODE_NAME, LocalCluster
+from recall_operator_dev.cluster import COMPONENTS, FAKE_NODE_NAME, LocalCluster
 from support import wait_for
 
 pytestmark = pytest.mark.integration
@@ -221,7 +221,7 @@ def _cluster_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.pop("KUBECONFIG", None)
     return subprocess.run(
-        [sys.executable, "-m", "recall_operator.cluster", *args],
+        [sys.executable, "-m", "recall_operator_dev.cluster", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_operator.bench import load_base
+from recall_operator_dev.bench import load_base
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import dna_similarity, incident_dna
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
