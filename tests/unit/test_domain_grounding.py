@@ -105,3 +105,73 @@ def test_every_claim_lands_in_exactly_one_list_in_order() -> None:
 def test_grounded_reason_names_the_evidence_it_came_from() -> None:
     report = check_grounding("batches of 500", ["nothing here", "batches of 500"])
     assert report.grounded[0].reason == "found in evidence 2 as '500'"
+
+
+# -- a confirmed outcome, checked against what was recorded about its incident ----------------
+
+def _outcome(summary: str, root_cause: str = "", actions: tuple[tuple[str, str], ...] = (), runbook: str | None = None):
+    from recall_operator.domain.models import Resolution
+
+    return Resolution.model_validate({
+        "summary": summary, "rootCause": root_cause, "runbook": runbook, "confirmedBy": "oncall-a",
+        "actions": [{"action": a, "result": r} for a, r in actions],
+    })
+
+
+def _paged(**fields):
+    from recall_operator.domain.models import IncidentSpec
+
+    return IncidentSpec.model_validate({"service": "payment-service", "title": "migration holds a lock", **fields})
+
+
+def test_an_outcome_number_nothing_recorded_says_is_kept_as_the_writers_word() -> None:
+    from recall_operator.domain.grounding import unsupported_claims
+
+    spec = _paged(description="statement_timeout hit after 15 minutes")
+    res = _outcome("Split into batches of 500, each stays within 30 s; the first try held the lock 15 minutes.",
+                   root_cause="the table has 2.1 TB", actions=(("split the migration into batches of 500", "succeeded"),))
+    assert unsupported_claims(spec, res) == (
+        "the summary says '30 s', which nothing recorded says",
+        "the root cause says '2.1 TB', which nothing recorded says",
+    )
+
+
+def test_an_outcome_grounded_by_its_incident_actions_and_runbook_has_no_unsupported_claim() -> None:
+    from recall_operator.domain.grounding import unsupported_claims
+    from recall_operator.domain.models import Runbook
+
+    rb = Runbook.model_validate({"name": "pg-batch", "spec": {
+        "title": "batched migration", "parameters": {"batch": "500"},
+        "steps": [{"name": "run", "image": "psql", "command": ["migrate", "--batch", "500"]}],
+    }})
+    spec = _paged(errorSignatures=["canceling statement due to statement timeout"],
+                  deployment={"id": "deploy-7", "minutesSinceDeploy": 12})
+    res = _outcome("pg-batch ran in batches of 500, 12 minutes after deploy-7; a re-page of inc-0042.",
+                   runbook="pg-batch", actions=(("restart payment-service (2 pods)", "failed"),),
+                   root_cause="2 pods held the lock")
+    assert unsupported_claims(spec, res, [rb]) == ()
+    assert unsupported_claims(spec, res) == ("the summary says '500', which nothing recorded says",)
+
+
+def test_the_memory_carries_its_unsupported_claims_to_a_later_reader() -> None:
+    from datetime import UTC, datetime
+
+    from recall_operator.domain.consolidation import memory_text
+    from recall_operator.domain.models import EpisodicMemory
+    from recall_operator.kube.status import consolidated_status
+
+    claims = ("the summary says '30 s', which nothing recorded says",)
+    mem = EpisodicMemory(incident="inc-1", spec=_paged(), resolution=_outcome("it stays within 30 s"),
+                         resolved_at=datetime(2026, 1, 1, tzinfo=UTC), unsupported=claims)
+    assert memory_text(mem).endswith(f"Not in the record, the writer's word alone: {claims[0]}")
+    # stored as JSON by every backend: kept, and a memory stored before the field reads as none
+    assert EpisodicMemory.model_validate_json(mem.model_dump_json(by_alias=True)).unsupported == claims
+    older = mem.model_dump(by_alias=True, mode="json")
+    del older["unsupported"]
+    assert EpisodicMemory.model_validate(older).unsupported == ()
+    assert "Not in the record" not in memory_text(EpisodicMemory.model_validate(older))
+    # and on the Incident, beside where the outcome was written
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    status = consolidated_status({}, "k", "embedded", [], 1, now, claims).patch["memory"]
+    assert status["unsupported"] == list(claims)
+    assert consolidated_status({}, "k", "embedded", [], 1, now).patch["memory"]["unsupported"] is None

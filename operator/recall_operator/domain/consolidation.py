@@ -60,6 +60,7 @@ def memory_text(memory: EpisodicMemory) -> str:
         *([f"- {a.action}: {a.result}{REPORTED_NOTE if a.reported else ''}" for a in res.actions]
           or ["- none recorded"]),
         f"Confirmed by: {res.confirmed_by or NOT_RECORDED}",
+        *([f"Not in the record, the writer's word alone: {'; '.join(memory.unsupported)}"] if memory.unsupported else []),
     ]
     related = related_incident(res)
     if related:

@@ -1,4 +1,8 @@
-"""Grounding: is every number, duration and incident a recommendation states found in the evidence it cites?
+"""Grounding: is every number, duration and incident a text states found in the evidence it cites?
+
+The operator checks a confirmed outcome with it (`unsupported_claims`): the
+summary and root cause a person writes become memory, and a reader months
+later takes their numbers as remembered.
 
 A recommendation that says "batches of 500" because a precedent did is
 grounded; one that adds "proven to stay within 30 s" when no precedent said so
@@ -27,10 +31,12 @@ with a reason a person can check.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
+from recall_operator.domain.models import IncidentSpec, Resolution, Runbook
 from recall_operator.domain.text import incident_names
 
 Kind = Literal["number", "duration", "size", "percent", "rate", "factor", "version", "date", "time", "incident"]
@@ -226,3 +232,43 @@ def _why_not(claim: _Claim, found: list[tuple[int, _Claim]], evidence: list[str]
             f"the evidence mentions '{same_numeral[0].text}' but not {_describe(claim.kind)} of {claim.value}"
         )
     return f"no {claim.kind} of {claim.value} in the cited evidence"
+
+
+def _record(spec: IncidentSpec, resolution: Resolution, runbooks: Iterable[Runbook]) -> list[str]:
+    """What was recorded about an incident besides the outcome's own words: one evidence text each."""
+    texts = [spec.title, spec.description, *spec.symptoms, *spec.error_signatures]
+    if spec.deployment is not None:
+        d = spec.deployment
+        texts.append(" ".join(str(v) for v in (d.id, d.revision) if v))
+        if d.minutes_since_deploy is not None:
+            texts.append(f"{d.minutes_since_deploy:g} minutes since the deploy")
+    if spec.started_at is not None:
+        texts.append(spec.started_at.isoformat())
+    texts.extend(f"{a.action}: {a.result}" for a in resolution.actions)
+    texts.extend(n for n in (resolution.runbook, resolution.reported_runbook) if n)
+    for rb in runbooks:
+        texts.extend([rb.name, rb.spec.title, rb.spec.description])
+        texts.extend(f"{p.name}={p.default}" for p in rb.spec.parameters if p.default is not None)
+        texts.extend(" ".join([s.name, *s.command]) for s in rb.spec.steps)
+    return [t for t in texts if t]
+
+
+def unsupported_claims(spec: IncidentSpec, resolution: Resolution, runbooks: Iterable[Runbook] = ()) -> tuple[str, ...]:
+    """What an outcome's summary and root cause state that nothing recorded about the incident says.
+
+    The record is the incident as paged (title, description, symptoms, error
+    signatures, the deploy, when it started), the actions with their results,
+    and the runbooks the outcome names (`runbooks`: their words, parameters and
+    commands). A claim not in it is not wrong, only the writer's word alone;
+    kept with the memory, it tells a later reader which numbers those are.
+    Incident names are left out: a summary names another incident to say this
+    one repeats it (`consolidation.related_incident`), which no record of this
+    incident can show.
+    """
+    evidence = _record(spec, resolution, runbooks)
+    out: list[str] = []
+    for part, text in (("summary", resolution.summary), ("root cause", resolution.root_cause)):
+        for item in check_grounding(text, evidence).ungrounded:
+            if item.kind != "incident":
+                out.append(f"the {part} says '{item.text}', which nothing recorded says")
+    return tuple(dict.fromkeys(out))

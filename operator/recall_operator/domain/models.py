@@ -229,3 +229,6 @@ class EpisodicMemory(_Model):
     resolution: Resolution
     resolved_at: datetime
     namespace: str = "default"
+    # What the summary and root cause state that nothing recorded about the
+    # incident says (grounding.unsupported_claims), worked out when it is consolidated.
+    unsupported: tuple[str, ...] = derived(default=())

@@ -41,6 +41,7 @@ from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import current_outcome, empty_outcome, remembered_outcome, runbook_outcome
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
+from recall_operator.domain.grounding import unsupported_claims
 from recall_operator.domain.guards import memory_staleness
 from recall_operator.domain.similarity import score_candidates
 from recall_operator.domain.dna import incident_dna
@@ -233,9 +234,12 @@ async def consolidate(
     # A runbook success counts only where this operator ran that runbook for this incident.
     res = remembered_outcome(Resolution.model_validate(dict(resolution)), ctx.catalog, status, opener)
     memory: MemoryBackend | None = memo.get("memory")
+    # The runbooks the outcome names, as field or in an action: their words are part of the record.
+    named = [rb for n, rb in ctx.catalog.items()
+             if n in (res.runbook, res.reported_runbook) or any(n in a.action for a in res.actions)]
     episode = EpisodicMemory(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
-        resolution=res, resolved_at=now,
+        resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named),
     )
     try:
         if memory is None:
@@ -254,7 +258,7 @@ async def consolidate(
         outcome = runbook_outcome(res, rb)
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now):
             counted.append(rb)
-    return st.consolidated_status(status, key, memory.name, counted, generation, now)
+    return st.consolidated_status(status, key, memory.name, counted, generation, now, episode.unsupported)
 
 
 def _lock(memo: kopf.Memo, meta: Mapping[str, Any]) -> asyncio.Lock:

@@ -264,7 +264,8 @@ def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: da
 
 
 def consolidated_status(
-    current: Mapping[str, Any], key: str, backend: str, runbooks: Sequence[str], generation: int, now: datetime
+    current: Mapping[str, Any], key: str, backend: str, runbooks: Sequence[str], generation: int, now: datetime,
+    unsupported: Sequence[str] = (),
 ) -> StatusChange:
     conditions, transitions = _conditions(
         current.get("conditions") or [],
@@ -291,6 +292,8 @@ def consolidated_status(
             "writtenAt": now.isoformat(),
             "lastError": None,
             "runbooks": list(runbooks),
+            # What the outcome's words claim that nothing recorded says (domain.grounding), for whoever reads it
+            "unsupported": list(unsupported) or None,
         },
         "conditions": conditions,
     }
