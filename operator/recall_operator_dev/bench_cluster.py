@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,15 +21,10 @@ from typing import Any
 import aiohttp
 
 from recall_operator.api import API_VERSION, GROUP, VERSION
+from recall_operator_dev.processes import free_port
 
 BENCH_NAMESPACE = "recall-bench"
 FLOOR_NAMESPACE = "recall-bench-floor"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _incident(name: str, i: int) -> dict[str, Any]:
@@ -205,7 +199,7 @@ async def measure(quick: bool) -> dict[str, Any]:
             for ns in (BENCH_NAMESPACE, FLOOR_NAMESPACE):
                 cluster.kubectl("create", "namespace", ns)
             api = config.new_client_from_config(config_file=str(cluster.kubeconfig))
-            bridge_port = _free_port()
+            bridge_port = free_port()
             log = open(Path(tmp) / "operator.log", "w")
             operator = subprocess.Popen(
                 [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", BENCH_NAMESPACE,

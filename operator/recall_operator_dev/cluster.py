@@ -11,7 +11,7 @@ the directory named by ``RECALL_TESTBIN``). The API server is started the way
 controller-runtime's envtest does it: client-certificate admin in the
 ``system:masters`` group, RBAC, service-account signing key, random ports.
 
-kwok plays the kubelet with the stages in :data:`KWOK_STAGES`: a scheduled Pod
+kwok plays the kubelet with the stages in :mod:`.kwok_stages`: a scheduled Pod
 becomes Running; a Pod owned by a Job then Succeeds, unless its labels carry
 ``recall.dev/simulate=fail``, in which case it Fails (exit code 1). The pod
 annotation ``recall.dev/simulate-duration`` (a Go duration such as ``"5s"``)
@@ -23,22 +23,23 @@ should set ``backoffLimit: 0``.
 from __future__ import annotations
 
 import argparse
-import base64
 import datetime as dt
 import http.client
-import ipaddress
 import json
 import os
 import signal
-import socket
 import ssl
 import subprocess
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from recall_operator_dev import apiclient
+from recall_operator_dev.kwok_stages import KWOK_STAGES
+from recall_operator_dev.pki import Pki, kubeconfig
+from recall_operator_dev.processes import alive, free_port, log_tail, proc_start_time
 
 __all__ = [
     "COMPONENTS",
@@ -90,229 +91,6 @@ ADMISSION_PLUGINS = (
     "ValidatingAdmissionWebhook",
     "ResourceQuota",
 )
-
-# kwok's Stage objects: the fake kubelet's lifecycle for Nodes and Pods.
-KWOK_STAGES = r"""
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: recall-node-ready
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Node
-  selector:
-    matchExpressions:
-    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
-      operator: NotIn
-      values: ["True"]
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      conditions:
-      {{ range NodeConditions }}
-      - type: {{ .type | Quote }}
-        status: {{ .status | Quote }}
-        reason: {{ .reason | Quote }}
-        message: {{ .message | Quote }}
-        lastHeartbeatTime: {{ $now | Quote }}
-        lastTransitionTime: {{ $now | Quote }}
-      {{ end }}
-      addresses:
-      - type: InternalIP
-        address: {{ NodeIP | Quote }}
-      - type: Hostname
-        address: {{ NodeName | Quote }}
-      allocatable:
-        cpu: "64"
-        memory: 256Gi
-        pods: "1000"
-      capacity:
-        cpu: "64"
-        memory: 256Gi
-        pods: "1000"
-      nodeInfo:
-        architecture: amd64
-        operatingSystem: linux
-        kubeletVersion: {{ printf "kwok-%s" Version | Quote }}
-        kubeProxyVersion: {{ printf "kwok-%s" Version | Quote }}
-        containerRuntimeVersion: {{ printf "kwok-%s" Version | Quote }}
-        kernelVersion: {{ printf "kwok-%s" Version | Quote }}
-        osImage: kwok
-        machineID: ""
-        systemUUID: ""
-        bootID: ""
-      phase: Running
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: recall-pod-running
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: ["Pending"]
-    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
-      operator: NotIn
-      values: ["True"]
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      conditions:
-      - type: Initialized
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: Ready
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: true
-        started: true
-        restartCount: 0
-        state:
-          running:
-            startedAt: {{ $now | Quote }}
-      {{ end }}
-      initContainerStatuses:
-      {{ range .spec.initContainers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: true
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 0
-            reason: Completed
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      {{ with NodeIPsWith .spec.nodeName }}
-      hostIP: {{ index . 0 | Quote }}
-      hostIPs:
-      {{ range . }}
-      - ip: {{ . | Quote }}
-      {{ end }}
-      {{ end }}
-      {{ with PodIPsWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) }}
-      podIP: {{ index . 0 | Quote }}
-      podIPs:
-      {{ range . }}
-      - ip: {{ . | Quote }}
-      {{ end }}
-      {{ end }}
-      phase: Running
-      startTime: {{ $now | Quote }}
-@JOB_POD_STAGES@---
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: recall-pod-delete
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: Exists
-  next:
-    delete: true
-"""
-
-
-# A Job's Pod finishes after a second (or the recall.dev/simulate-duration
-# annotation): it fails when its Job carries recall.dev/simulate=fail, and
-# succeeds otherwise. One template serves both, so they cannot drift apart.
-_JOB_POD_STAGE = r"""---
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: recall-job-pod-@OUTCOME@
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: ["Running"]
-    - key: '.metadata.ownerReferences.[].kind'
-      operator: In
-      values: ["Job"]
-    - key: '.metadata.labels["recall.dev/simulate"]'
-      operator: @SIMULATE_OP@
-      values: ["fail"]
-  delay:
-    durationMilliseconds: 1000
-    durationFrom:
-      expressionFrom: '.metadata.annotations["recall.dev/simulate-duration"]'
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      {{ $started := or .status.startTime $now }}
-      conditions:
-      - type: Ready
-        status: "False"
-        reason: @POD_REASON@
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: @POD_REASON@
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: @EXIT_CODE@
-            reason: @CONTAINER_REASON@@MESSAGE@
-            startedAt: {{ $started | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      phase: @PHASE@
-"""
-
-
-def _job_pod_stage(outcome: str, simulate_op: str, pod_reason: str, exit_code: int, container_reason: str,
-                   phase: str, message: str = "") -> str:
-    fields = {
-        "@OUTCOME@": outcome, "@SIMULATE_OP@": simulate_op, "@POD_REASON@": pod_reason,
-        "@EXIT_CODE@": str(exit_code), "@CONTAINER_REASON@": container_reason, "@PHASE@": phase,
-        "@MESSAGE@": f'\n            message: "{message}"' if message else "",
-    }
-    text = _JOB_POD_STAGE
-    for key, value in fields.items():
-        text = text.replace(key, value)
-    return text
-
-
-KWOK_STAGES = KWOK_STAGES.replace(
-    "@JOB_POD_STAGES@",
-    _job_pod_stage("succeeded", "NotIn", "PodCompleted", 0, "Completed", "Succeeded")
-    + _job_pod_stage("failed", "In", "PodFailed", 1, "Error", "Failed",
-                     "failure simulated by the recall.dev/simulate=fail label"),
-)
-
 
 class ClusterError(RuntimeError):
     """The local control plane could not be built, started or reached."""
@@ -376,213 +154,8 @@ def find_testbin(*, build: bool = True, log: Any = None) -> Path:
     return directory
 
 
-# --------------------------------------------------------------------------
-# certificates
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    path.write_bytes(data)
-    path.chmod(0o600)
-
-
-@dataclass
-class _Pki:
-    directory: Path
-
-    def path(self, name: str) -> Path:
-        return self.directory / name
-
-    def ensure(self) -> None:
-        """Create the CA, serving, client and service-account keys once."""
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-        self.directory.mkdir(parents=True, exist_ok=True)
-        if self.path("done").exists():
-            return
-
-        def new_key() -> ec.EllipticCurvePrivateKey:
-            return ec.generate_private_key(ec.SECP256R1())
-
-        def key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-            return key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-
-        now = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)
-        until = now + dt.timedelta(days=3650)
-
-        ca_key = new_key()
-        ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "recall-local-ca")])
-        ca_cert = (
-            x509.CertificateBuilder()
-            .subject_name(ca_name)
-            .issuer_name(ca_name)
-            .public_key(ca_key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now)
-            .not_valid_after(until)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(
-                x509.KeyUsage(
-                    digital_signature=True,
-                    content_commitment=False,
-                    key_encipherment=False,
-                    data_encipherment=False,
-                    key_agreement=False,
-                    key_cert_sign=True,
-                    crl_sign=True,
-                    encipher_only=False,
-                    decipher_only=False,
-                ),
-                critical=True,
-            )
-            .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-            .sign(ca_key, hashes.SHA256())
-        )
-        _write_private(self.path("ca.key"), key_pem(ca_key))
-        self.path("ca.crt").write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
-
-        def issue(name: str, common_name: str, orgs: Sequence[str] = (), server: bool = False) -> None:
-            key = new_key()
-            attrs = [x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in orgs]
-            attrs.append(x509.NameAttribute(NameOID.COMMON_NAME, common_name))
-            builder = (
-                x509.CertificateBuilder()
-                .subject_name(x509.Name(attrs))
-                .issuer_name(ca_name)
-                .public_key(key.public_key())
-                .serial_number(x509.random_serial_number())
-                .not_valid_before(now)
-                .not_valid_after(until)
-                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-                .add_extension(
-                    x509.KeyUsage(
-                        digital_signature=True,
-                        content_commitment=False,
-                        key_encipherment=False,
-                        data_encipherment=False,
-                        key_agreement=False,
-                        key_cert_sign=False,
-                        crl_sign=False,
-                        encipher_only=False,
-                        decipher_only=False,
-                    ),
-                    critical=True,
-                )
-                .add_extension(
-                    x509.ExtendedKeyUsage(
-                        [ExtendedKeyUsageOID.SERVER_AUTH] if server else [ExtendedKeyUsageOID.CLIENT_AUTH]
-                    ),
-                    critical=False,
-                )
-                .add_extension(
-                    x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
-                )
-            )
-            if server:
-                service_ip = next(ipaddress.ip_network(SERVICE_CLUSTER_IP_RANGE).hosts())
-                builder = builder.add_extension(
-                    x509.SubjectAlternativeName(
-                        [
-                            x509.DNSName("localhost"),
-                            x509.DNSName("kubernetes"),
-                            x509.DNSName("kubernetes.default"),
-                            x509.DNSName("kubernetes.default.svc"),
-                            x509.DNSName("kubernetes.default.svc.cluster.local"),
-                            x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                            x509.IPAddress(ipaddress.ip_address("::1")),
-                            x509.IPAddress(service_ip),
-                        ]
-                    ),
-                    critical=False,
-                )
-            cert = builder.sign(ca_key, hashes.SHA256())
-            _write_private(self.path(f"{name}.key"), key_pem(key))
-            self.path(f"{name}.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-
-        issue("serving", "kube-apiserver", server=True)
-        issue("admin", "admin", orgs=["system:masters"])
-        issue("kube-controller-manager", "system:kube-controller-manager")
-        issue("kube-scheduler", "system:kube-scheduler")
-        issue("kwok", "kwok", orgs=["system:masters"])
-
-        sa_key = new_key()
-        _write_private(self.path("sa.key"), key_pem(sa_key))
-        self.path("sa.pub").write_bytes(
-            sa_key.public_key().public_bytes(
-                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-            )
-        )
-        self.path("done").write_text("ok\n")
-
-
-def _kubeconfig(server: str, pki: _Pki, user: str) -> str:
-    def b64(name: str) -> str:
-        return base64.b64encode(pki.path(name).read_bytes()).decode()
-
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {"name": "recall-local", "cluster": {"server": server, "certificate-authority-data": b64("ca.crt")}}
-        ],
-        "users": [
-            {
-                "name": user,
-                "user": {
-                    "client-certificate-data": b64(f"{user}.crt"),
-                    "client-key-data": b64(f"{user}.key"),
-                },
-            }
-        ],
-        "contexts": [{"name": "recall-local", "context": {"cluster": "recall-local", "user": user}}],
-        "current-context": "recall-local",
-    }
-    return json.dumps(config, indent=2) + "\n"
-
-
-# --------------------------------------------------------------------------
-# processes
-
-
 # How many times `up` picks new ports when one was taken under it.
 PORT_RACE_ATTEMPTS = 3
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _proc_start_time(pid: int) -> int | None:
-    """The kernel's start time of `pid` (clock ticks since boot), or None if gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    if fields[0] in ("Z", "X"):  # exited, only waiting to be reaped
-        return None
-    return int(fields[19])
-
-
-def _alive(pid: int, start_time: int | None) -> bool:
-    now = _proc_start_time(pid)
-    return now is not None and (start_time is None or now == start_time)
-
-
-def _log_tail(path: Path, lines: int = 25) -> str:
-    try:
-        text = path.read_text(errors="replace").splitlines()
-    except FileNotFoundError:
-        return "(no log)"
-    return "\n".join(text[-lines:])
 
 
 class LocalCluster:
@@ -628,8 +201,8 @@ class LocalCluster:
         return self.directory / "logs"
 
     @property
-    def pki(self) -> _Pki:
-        return _Pki(self.directory / "pki")
+    def pki(self) -> Pki:
+        return Pki(self.directory / "pki", SERVICE_CLUSTER_IP_RANGE)
 
     @property
     def ports(self) -> dict[str, int]:
@@ -704,7 +277,7 @@ class LocalCluster:
         popen = self._popen.get(name)
         if popen is not None and popen.pid == info["pid"]:
             return popen.poll() is None
-        return _alive(int(info["pid"]), info.get("start_time"))
+        return alive(int(info["pid"]), info.get("start_time"))
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -745,7 +318,7 @@ class LocalCluster:
         self._state = {
             "testbin": str(testbin),
             "ports": {
-                name: _free_port()
+                name: free_port()
                 for name in ("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok")
             },
         }
@@ -827,7 +400,7 @@ class LocalCluster:
         self._popen[component] = popen
         self._pids[component] = {
             "pid": popen.pid,
-            "start_time": _proc_start_time(popen.pid),
+            "start_time": proc_start_time(popen.pid),
             "log": str(log_path),
         }
         self._save_pids()
@@ -876,10 +449,10 @@ class LocalCluster:
                 return False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not _alive(pid, info.get("start_time")):
+            if not alive(pid, info.get("start_time")):
                 return True
             time.sleep(0.05)
-        return not _alive(pid, info.get("start_time"))
+        return not alive(pid, info.get("start_time"))
 
     def restart(
         self, component: str, *, downtime: float = 0.0, timeout: float = 120.0, graceful: bool = True
@@ -920,11 +493,11 @@ class LocalCluster:
 
     def _write_configs(self) -> None:
         server = f"https://127.0.0.1:{self._state['ports']['apiserver']}"
-        self.kubeconfig.write_text(_kubeconfig(server, self.pki, "admin"))
+        self.kubeconfig.write_text(kubeconfig(server, self.pki, "admin"))
         self.kubeconfig.chmod(0o600)
         for user in ("kube-controller-manager", "kube-scheduler", "kwok"):
             path = self.directory / f"{user}.kubeconfig"
-            path.write_text(_kubeconfig(server, self.pki, user))
+            path.write_text(kubeconfig(server, self.pki, user))
             path.chmod(0o600)
         (self.directory / "kwok-stages.yaml").write_text(KWOK_STAGES.lstrip())
 
@@ -1020,31 +593,11 @@ class LocalCluster:
     # -- talking to the components ---------------------------------------------
 
     def _ssl_context(self, client: bool = True) -> ssl.SSLContext:
-        ctx = ssl.create_default_context(cafile=str(self.pki.path("ca.crt")))
-        if client:
-            ctx.load_cert_chain(str(self.pki.path("admin.crt")), str(self.pki.path("admin.key")))
-        return ctx
+        return apiclient.ssl_context(self.pki, client=client)
 
     def _api(self, method: str, path: str, body: Any = None, timeout: float = 10.0) -> tuple[int, Any]:
         """One request to the API server as the admin; returns (status, decoded JSON or text)."""
-        conn = http.client.HTTPSConnection(
-            "127.0.0.1", self._port("apiserver"), context=self._ssl_context(), timeout=timeout
-        )
-        try:
-            headers = {"Accept": "application/json"}
-            data = None
-            if body is not None:
-                data = json.dumps(body).encode()
-                headers["Content-Type"] = "application/json"
-            conn.request(method, path, body=data, headers=headers)
-            resp = conn.getresponse()
-            raw = resp.read().decode(errors="replace")
-            try:
-                return resp.status, json.loads(raw)
-            except ValueError:
-                return resp.status, raw
-        finally:
-            conn.close()
+        return apiclient.request(self._port("apiserver"), self.pki, method, path, body, timeout)
 
     def _probe(self, component: str) -> bool:
         ports = self._state["ports"]
@@ -1090,7 +643,7 @@ class LocalCluster:
             log = self.log_file(component)
             raise ClusterError(
                 f"{component} exited{'' if code is None else f' with code {code}'}; see {log}\n"
-                f"--- last lines of {log.name} ---\n{_log_tail(log)}"
+                f"--- last lines of {log.name} ---\n{log_tail(log)}"
             )
 
     def _wait_ready(self, component: str, deadline: float) -> None:

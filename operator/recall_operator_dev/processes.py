@@ -1,0 +1,42 @@
+"""The control plane's components as plain processes: free ports, liveness by pid and start time, log tails."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+__all__ = ["alive", "free_port", "log_tail", "proc_start_time"]
+
+
+def free_port() -> int:
+    """A loopback port free right now (another process may still take it before it is bound)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def proc_start_time(pid: int) -> int | None:
+    """The kernel's start time of `pid` (clock ticks since boot), or None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    if fields[0] in ("Z", "X"):  # exited, only waiting to be reaped
+        return None
+    return int(fields[19])
+
+
+def alive(pid: int, start_time: int | None) -> bool:
+    """Whether `pid` still runs and, given its start time, is the same process (pids are reused)."""
+    now = proc_start_time(pid)
+    return now is not None and (start_time is None or now == start_time)
+
+
+def log_tail(path: Path, lines: int = 25) -> str:
+    """The last lines of a component's log, for an error message."""
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return "(no log)"
+    return "\n".join(text[-lines:])
