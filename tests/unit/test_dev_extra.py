@@ -31,6 +31,13 @@ def test_cryptography_is_needed_by_the_dev_extra_only() -> None:
     assert "cryptography" in {Requirement(r).name for r in project["optional-dependencies"]["dev"]}
 
 
+def test_the_dev_venv_and_the_lock_install_the_dev_extra() -> None:
+    # The tests and `make demo` need the dev tooling; the lock must pin its dependency.
+    for name in ("Makefile", "scripts/lock.sh"):
+        installs = re.findall(r"pip\"? install [^\n]*'\.\[([^\]]*)\]'", (ROOT / name).read_text())
+        assert installs and all("dev" in extras.split(",") for extras in installs), (name, installs)
+
+
 def test_every_operator_module_imports_without_the_dev_tooling() -> None:
     # A fresh interpreter in which neither the dev package nor the extra's
     # dependency can be imported (a None entry in sys.modules makes `import`
