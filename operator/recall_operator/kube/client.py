@@ -2,8 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from typing import Any
+
+# A character beyond the Basic Multilingual Plane (an emoji in a title) is a
+# UTF-16 surrogate pair in Python's JSON ("\ud83d\udd25"). JSON is YAML, but
+# the API server's YAML reader refuses surrogate escapes, so an apply body
+# carrying one is a 400 and the status is never written. YAML spells the
+# character as one 8-digit escape; only pairs after an even number of
+# backslashes are escapes (an odd count means a literal backslash came first).
+_SURROGATE_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def apply_body(obj: Any) -> str:
+    """`obj` as JSON that the API server's YAML reader accepts (the body of an apply patch)."""
+    def one_escape(m: re.Match[str]) -> str:
+        high, low = int(m.group(2), 16), int(m.group(3), 16)
+        return f"{m.group(1)}\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"
+
+    return _SURROGATE_PAIR.sub(one_escape, json.dumps(obj))
 
 
 def api_client(pool_size: int | None = None) -> Any:
@@ -42,22 +61,31 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
     With a resourceVersion the apply is refused (Conflict) if the object
     changed since; Conflict too when the object is gone. Returns the object.
     """
+    from urllib.parse import quote, urlencode
+
     from kubernetes import client
 
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
     if resource_version is not None:
         metadata["resourceVersion"] = resource_version
     body = {"apiVersion": f"{group}/{version}", "kind": kind, "metadata": metadata, "status": status}
-    try:
-        # The client declares object; the answer is the patched object as parsed JSON.
-        result: Any = client.CustomObjectsApi(api).patch_namespaced_custom_object_status(
-            group, version, namespace, plural, name, body,
-            field_manager=manager, force=True, _content_type="application/apply-patch+yaml",
-        )
-    except client.ApiException as exc:
-        if exc.status in (404, 409):
-            raise Conflict(f"{plural}/{name}: {exc.status} {exc.reason}") from exc
-        raise
+    # The generated client takes only a dict and serialises it with surrogate
+    # escapes (see apply_body), so the request is sent with its own REST layer:
+    # the same connection pool, TLS and credentials.
+    cfg = api.configuration
+    path = "/".join(quote(p, safe="") for p in (group, version, "namespaces", namespace, plural, name, "status"))
+    url = f"{cfg.host}/apis/{path}?{urlencode({'fieldManager': manager, 'force': 'true'})}"
+    headers = {**api.default_headers, "Content-Type": "application/apply-patch+yaml", "Accept": "application/json"}
+    for auth in cfg.auth_settings().values():
+        if auth.get("in") == "header" and auth.get("value"):
+            headers[auth["key"]] = auth["value"]
+    response = api.rest_client.request("PATCH", url, headers=headers, body=apply_body(body))
+    data = response.read()
+    if response.status in (404, 409):
+        raise Conflict(f"{plural}/{name}: {response.status} {response.reason}")
+    if response.status >= 400:
+        raise client.ApiException(status=response.status, reason=response.reason, body=data.decode(errors="replace"))
+    result: dict[str, Any] = json.loads(data)
     return result
 
 
