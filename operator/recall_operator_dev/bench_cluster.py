@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 
 from recall_operator.api import API_VERSION, GROUP, VERSION
-from recall_operator_dev.processes import free_port
+from recall_operator_dev.processes import free_port, stop
 
 BENCH_NAMESPACE = "recall-bench"
 FLOOR_NAMESPACE = "recall-bench-floor"
@@ -218,11 +218,7 @@ async def measure(quick: bool) -> dict[str, Any]:
             storm_s, storm_n, codes = await _storm(api, bridge_port, 1000, 200)
         finally:
             if operator is not None:
-                operator.terminate()
-                try:
-                    operator.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    operator.kill()
+                stop(operator)
             cluster.down()
     return {
         "e2e_p50_ms": round(statistics.median(e2e), 1),

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recall_operator_dev.processes import stop
+
 Kubectl = Callable[..., "subprocess.CompletedProcess[str]"]
 
 DEMO_NAMESPACE = "recall-demo"
@@ -580,11 +582,7 @@ def main(args: argparse.Namespace) -> int:
         return 1
     finally:
         if operator is not None:
-            operator.terminate()
-            try:
-                operator.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                operator.kill()
+            stop(operator)
         log.close()
         if hindsight is not None:
             hindsight.stop()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 from pathlib import Path
+from typing import Any
 
-__all__ = ["alive", "free_port", "log_tail", "proc_start_time"]
+__all__ = ["alive", "free_port", "log_tail", "proc_start_time", "stop"]
 
 
 def free_port() -> int:
@@ -40,3 +42,12 @@ def log_tail(path: Path, lines: int = 25) -> str:
     except FileNotFoundError:
         return "(no log)"
     return "\n".join(text[-lines:])
+
+
+def stop(process: subprocess.Popen[Any], grace: float = 20.0) -> None:
+    """Ask a child process to stop; kill it if it has not within `grace` seconds (no wait is for ever)."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()

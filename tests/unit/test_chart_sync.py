@@ -12,27 +12,19 @@ Fix a failure with `scripts/render-manifests.py`.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 
+from support import renderer
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_renderer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_manifests", ROOT / "scripts" / "render-manifests.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-render = _load_renderer()
+render = renderer()
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
+
+from support import renderer
 
 from recall_operator.domain.models import RunbookSpec
 from recall_operator.kube import jobs
@@ -30,15 +30,7 @@ ROLLOUT_RULES = [
 ]
 
 
-def _load_renderer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_manifests", ROOT / "scripts" / "render-manifests.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-render = _load_renderer()
+render = renderer()
 
 
 @pytest.fixture(scope="module")
