@@ -138,6 +138,16 @@ def test_every_step_ran_as_a_dry_run_job_and_then_as_a_run_job_that_completed(de
             assert job["status"].get("succeeded") == 1 and complete and complete[0]["status"] == "True", (
                 f"{phase} Job of {step}: {job['status']}")
     assert "rollback" not in by_phase
+    # The sample runbook's kubectl steps declare apiAccess: their pods get the
+    # executor's projected token, and nothing else mounts one.
+    api_steps = {s["name"] for s in status["recommendation"]["steps"] if s.get("apiAccess")}
+    assert api_steps, "the demo's runbook calls kubectl, so its steps must declare API access"
+    for phase in ("dryrun", "run"):
+        for step, job in by_phase[phase].items():
+            pod = job["spec"]["template"]["spec"]
+            assert pod.get("automountServiceAccountToken") is False, (phase, step)
+            projected = [v for v in pod.get("volumes") or [] if "projected" in v]
+            assert bool(projected) == (step in api_steps), (phase, step, pod.get("volumes"))
     assert status["dryRun"]["ok"] is True and status["dryRun"]["planHash"] == status["execution"]["planHash"]
     assert status["execution"]["state"] == "Succeeded"
     assert [s["result"] for s in status["execution"]["steps"]] == ["succeeded"] * len(steps)
