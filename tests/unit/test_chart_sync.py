@@ -27,11 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 render = renderer()
 
 
-@pytest.fixture(scope="module")
-def helm() -> str:
-    return render.helm_binary()
-
-
 def docs(text: str) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(text) if d]
 

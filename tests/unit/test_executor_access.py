@@ -33,11 +33,6 @@ ROLLOUT_RULES = [
 render = renderer()
 
 
-@pytest.fixture(scope="module")
-def helm() -> str:
-    return render.helm_binary()
-
-
 def docs(text: str) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(text) if d]
 

@@ -6,18 +6,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from support import renderer
 
 CHART = Path(__file__).resolve().parents[2] / "helm" / "recall-operator"
 render = renderer()
-
-
-@pytest.fixture(scope="module")
-def helm() -> str:
-    return render.helm_binary()
 
 
 def _template(helm: str, *args: str) -> list[dict[str, Any]]:
