@@ -3,8 +3,10 @@
 FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
-# Only the operator's package: the dev tooling beside it (recall_operator_dev:
-# the local control plane, its PKI, the demo and benchmarks) stays out of the wheel.
+# Only the operator's package, the one its wheel holds (pyproject.toml's
+# packages.find); the dev tooling beside it (recall_operator_dev: the local
+# control plane, its PKI, the demo and benchmarks) is a distribution of its own
+# (dev/pyproject.toml) and never enters this build.
 COPY operator/recall_operator ./operator/recall_operator
 RUN pip install --no-cache-dir build==1.2.2 \
     && python -m build --wheel --outdir /dist

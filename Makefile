@@ -10,11 +10,13 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test unit lint replay bench testbin system-deps lock clean
 
-# constraints.txt pins what pyproject.toml's ranges resolved to (scripts/lock.sh).
-$(STAMP): pyproject.toml constraints.txt
+# constraints.txt pins what the two pyproject.toml files' ranges resolved to
+# (scripts/lock.sh). The operator, and beside it the dev tooling (dev/: the
+# local control plane, the demo, the benchmarks), its own distribution.
+$(STAMP): pyproject.toml dev/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,hindsight-server,lint,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,hindsight-server,lint]' -e ./dev
 	touch $(STAMP)
 
 venv: $(STAMP)

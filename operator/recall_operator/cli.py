@@ -10,20 +10,21 @@ from types import ModuleType
 # Each module registers its own subcommand, so that its flags live beside its code.
 SUBCOMMAND_MODULES = ("replay", "runner", "memory.hindsight_server", "panel")
 
-# The dev tooling's subcommands live in the recall_operator_dev package, which
-# needs the `dev` extra and is left out of the operator image. They are imported
-# only here, so that the operator itself never depends on them.
+# The dev tooling's subcommands live in the recall_operator_dev package, a
+# distribution of its own (recall-operator-dev, dev/pyproject.toml in the
+# checkout) left out of the operator's wheel and image. They are imported only
+# here, so that the operator itself never depends on them.
 DEV_SUBCOMMANDS = ("cluster", "demo", "bench")
-DEV_INSTALL = "pip install 'recall-operator[dev]' (from a checkout: pip install -e '.[dev]')"
+DEV_INSTALL = "pip install -e ./dev from a checkout (recall-operator-dev; make venv installs it)"
 
 
 def _dev_module(name: str) -> ModuleType | None:
-    """The dev module behind `recall NAME`, or None when the dev extra is not installed."""
+    """The dev module behind `recall NAME`, or None when the dev tooling is not installed."""
     try:
         return importlib.import_module(f"recall_operator_dev.{name}")
     except ModuleNotFoundError as exc:
-        # Only the dev package or the extra's own dependency being absent means
-        # "not installed"; anything else missing is a real error.
+        # Only the dev package or its own dependency being absent means "not
+        # installed"; anything else missing is a real error.
         if (exc.name or "").split(".")[0] in ("recall_operator_dev", "cryptography"):
             return None
         raise
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == name:
             print(f"recall {name}: part of the dev tooling, which is not installed: {DEV_INSTALL}", file=sys.stderr)
             return 2
-        sub.add_parser(name, help="dev tooling, not installed (the `dev` extra)")
+        sub.add_parser(name, help="dev tooling, not installed (recall-operator-dev)")
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)
 

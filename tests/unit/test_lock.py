@@ -1,4 +1,5 @@
-"""One set of versions: constraints.txt pins every dependency pyproject.toml declares, and every install uses it."""
+"""One set of versions: constraints.txt pins every dependency the two pyproject.toml files declare (the
+operator's and the dev tooling's, dev/pyproject.toml), and every install uses it."""
 
 from __future__ import annotations
 
@@ -23,9 +24,16 @@ def pins() -> dict[str, str]:
 
 
 def declared() -> list[Requirement]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extras = [r for group in project["optional-dependencies"].values() for r in group]
-    return [Requirement(r) for r in [*project["dependencies"], *extras]]
+    found = []
+    for pyproject in (ROOT / "pyproject.toml", ROOT / "dev" / "pyproject.toml"):
+        project = tomllib.loads(pyproject.read_text())["project"]
+        extras = [r for group in project.get("optional-dependencies", {}).values() for r in group]
+        found += [Requirement(r) for r in [*project["dependencies"], *extras]]
+    return found
+
+
+def test_the_dev_tooling_dependency_is_among_those_checked() -> None:
+    assert "cryptography" in {canonicalize_name(r.name) for r in declared()}
 
 
 def test_every_declared_dependency_is_pinned_inside_its_range() -> None:
@@ -38,13 +46,14 @@ def test_every_declared_dependency_is_pinned_inside_its_range() -> None:
         )
 
 
-def test_the_project_itself_is_not_pinned() -> None:
-    assert "recall-operator" not in pins(), "a pinned recall-operator would fight the editable install"
+def test_the_projects_themselves_are_not_pinned() -> None:
+    for name in ("recall-operator", "recall-operator-dev"):
+        assert name not in pins(), f"a pinned {name} would fight the editable install"
 
 
 def test_the_venv_and_the_image_install_with_the_constraints() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"pip install .*-c constraints\.txt -e '\.\[", makefile), "make venv must install with -c"
+    assert re.search(r"pip install .*-c constraints\.txt -e '\.\[.* -e \./dev", makefile), "make venv must install with -c"
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "COPY constraints.txt" in dockerfile
     assert re.search(r"pip install [^\n]*-c \S*constraints\.txt [^\n]*\.whl", dockerfile), "the image must install with -c"
