@@ -51,7 +51,7 @@ def test_the_dev_venv_and_the_lock_install_the_dev_distribution() -> None:
     stamp = re.search(r"^\$\(STAMP\):(.*)$", makefile, re.M)
     assert stamp and {"pyproject.toml", "dev/pyproject.toml", "constraints.txt"} <= set(stamp.group(1).split())
     lock = (ROOT / "scripts/lock.sh").read_text()
-    assert re.search(r"pip\"? install [^\n]*'\.\[[^\n]*\]' \./dev\b", lock)
+    assert re.search(r"pip\"? install [^\n]*'\.\[[^\n]*\]' (-e )?\./dev\b", lock)
 
 
 def test_every_operator_module_imports_without_the_dev_tooling() -> None:
