@@ -324,6 +324,9 @@ def test_api_server_and_etcd_restarts_under_the_running_operator(own_cluster: Lo
         TALLY["control-plane restarts survived"] += 1
         assert new_incident("after-etcd")["status"] == "True"
         assert env.status("execution").get("state") == "Running"
+        # The run is resynced by one loop over an index, not a timer per Incident: no finalizer
+        # holds a running Incident (a deletion would otherwise wait for the operator).
+        assert not env.get("incidents.recall.dev", INCIDENT)["metadata"].get("finalizers")
         own_cluster.start("kube-scheduler")
         ex = wait_for("the run in progress to finish", env.finished)
         assert ex_op.alive(), ex_op.output()[-3000:]

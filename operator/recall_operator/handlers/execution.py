@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -74,6 +75,7 @@ ANN_INCIDENT_NAME = "recall.dev/incident-name"  # on each step Job, as kube.jobs
 NO_LOG = "no log available"
 UNSEALED = ("waiting: status.recommendation does not carry this operator's seal (written by someone else, "
             "or before the operator restarted); nothing runs until the operator has triaged the incident itself")
+kopf_logger = logging.getLogger("recall_operator.handlers.execution")
 ATTEMPTS = 5  # passes of one advance that may lose a race with another writer before it gives up until the next
 
 
@@ -700,6 +702,10 @@ async def execution_startup(memo: kopf.Memo, logger: Any, **_: Any) -> None:
 
 
 async def execution_cleanup(memo: kopf.Memo, **_: Any) -> None:
+    task = memo.pop("execution_resync", None)
+    if task is not None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
     api = memo.pop("api", None) if memo.get("execution_owns_api") else None
     if api is not None:
         api.close()
@@ -721,10 +727,35 @@ def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
 
 
-async def incident_resync(name: str, namespace: str, memo: kopf.Memo, **_: Any) -> None:
+def runs_in_progress(name: str, namespace: str, status: Mapping[str, Any], meta: Mapping[str, Any],
+                     memo: kopf.Memo, **_: Any) -> dict[tuple[str, str], bool] | None:
+    """The Incidents the resync loop advances, as the watch last saw them: an index needs no finalizer.
+
+    A Kopf timer per Incident would do the same, but Kopf guards every object
+    with a timer by a finalizer: one more write on each run, and an Incident
+    deleted while the operator is down would wait for it to come back.
+    """
+    if meta.get("deletionTimestamp") or not in_progress(status, memo):
+        return None
+    return {(namespace, name): True}
+
+
+async def resync_forever(memo: kopf.Memo, runs: Mapping[tuple[str, str], Any]) -> None:
     # Event handlers are not retried when they fail (an API timeout, a lost
     # race), so a periodic pass keeps an unfinished run from stalling.
-    await advance(memo, namespace, name)
+    while True:
+        await asyncio.sleep(RESYNC_SECONDS)
+        for namespace, name in list(runs):
+            try:
+                await advance(memo, namespace, name)
+            except Exception:
+                metrics.RECONCILE_ERRORS.inc()  # metrics
+                kopf_logger.exception(f"advancing {namespace}/{name} failed; the next pass tries again")
+
+
+async def start_resync(memo: kopf.Memo, runs_in_progress: Any, **_: Any) -> None:
+    # The index is a live view Kopf keeps filling; execution_cleanup cancels the task.
+    memo.execution_resync = asyncio.create_task(resync_forever(memo, runs_in_progress), name="recall execution resync")
 
 
 def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
@@ -738,7 +769,8 @@ def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
     kopf.on.event(GROUP, VERSION, "incidents", registry=registry)(incident_event)
     kopf.on.event("batch", "v1", "jobs", labels={jobkit.LABEL_INCIDENT: kopf.PRESENT}, registry=registry)(job_event)
     kopf.on.event("v1", "events", when=_about_a_job, registry=registry)(job_warning)
-    kopf.timer(GROUP, VERSION, "incidents", interval=RESYNC_SECONDS, when=in_progress, registry=registry)(incident_resync)
+    kopf.index(GROUP, VERSION, "incidents", registry=registry)(runs_in_progress)
+    kopf.on.startup(registry=registry)(start_resync)
     kopf.on.create(GROUP, VERSION, "approvals", registry=registry)(approval_created)
     kopf.on.resume(GROUP, VERSION, "approvals", registry=registry)(approval_created)
     lifecycle.register(registry)
