@@ -22,6 +22,7 @@ import asyncio
 import heapq
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -94,6 +95,14 @@ REBUILD_BATCH = 1_000
 # a score for each of them. Measured: about 0.2 us per unit on one core.
 MAX_TERMS = 64
 MATCH_BUDGET = 20_000
+# Recall keeps this many memories parsed, with their kept features, by row id:
+# a memory is parsed once and then handed out again while it stays among the
+# recently recalled. Parsing a candidate's body and features was 40% of a
+# recall's own time (0.07 ms a candidate, 50 candidates a query), and the
+# recency arms return the same memories query after query. The benchmark's
+# queries found 60% (100k) to 90% (10k) of their candidates here, holding about
+# 8 KB a memory (35 MB when full).
+PARSED_CACHE = 4_096
 
 
 def searchable_words(memory: EpisodicMemory) -> str:
@@ -132,8 +141,11 @@ def _sort_key(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
-    """Insert or replace one memory, inside the caller's transaction; an unchanged memory is left alone."""
+def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> int | None:
+    """Insert or replace one memory, inside the caller's transaction; an unchanged memory is left alone.
+
+    The row id it inserted or changed (None: unchanged).
+    """
     body = memory.model_dump_json(by_alias=True)
     row = (
         memory.spec.service,
@@ -157,7 +169,8 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
         )
         conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (cur.lastrowid, words))
         _count_terms(conn, terms, set())
-    elif found[1] != body:
+        return cur.lastrowid
+    if found[1] != body:
         conn.execute(
             "UPDATE memories SET service = ?, runbook = ?, outcome = ?, resolved_at = ?, body = ? WHERE id = ?",
             (*row, found[0]),
@@ -167,27 +180,27 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> None:
         conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
         conn.execute("INSERT INTO memories_fts (rowid, words) VALUES (?, ?)", (found[0], words))
         _count_terms(conn, terms, set(old_words.split()))
+        return int(found[0])
+    return None
 
 
-def _recalled(rows: Sequence[tuple[Any, ...]]) -> Recalled:
-    """Memories from (body, features, features_version) rows, with their kept features."""
-    return Recalled(
-        [EpisodicMemory.model_validate_json(body) for body, _, _ in rows],
-        [_features(text, version) for _, text, version in rows],
-    )
+def _parsed(body: str, features: str | None, version: int) -> tuple[EpisodicMemory, MemoryFeatures | None]:
+    """A memory from its stored body, with its kept features."""
+    return EpisodicMemory.model_validate_json(body), _features(features, version)
 
 
-def _forget(conn: sqlite3.Connection, namespace: str, incident: str) -> None:
-    """Delete one memory and its words, inside the caller's transaction; an absent one is no error."""
+def _forget(conn: sqlite3.Connection, namespace: str, incident: str) -> int | None:
+    """Delete one memory and its words, inside the caller's transaction; its row id (None: it was absent)."""
     found = conn.execute(
         "SELECT id FROM memories WHERE namespace = ? AND incident = ?", (namespace, incident)
     ).fetchone()
     if found is None:
-        return
+        return None
     (old_words,) = conn.execute("SELECT words FROM memories_fts WHERE rowid = ?", (found[0],)).fetchone()
     conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (found[0],))
     conn.execute("DELETE FROM memories WHERE id = ?", (found[0],))
     _count_terms(conn, set(), set(old_words.split()))
+    return int(found[0])
 
 
 def _rebuild_features(conn: sqlite3.Connection) -> int:
@@ -237,6 +250,15 @@ class EmbeddedMemory:
         # One connection shared by whoever calls; the lock keeps a thread that
         # calls through asyncio.to_thread from interleaving with the loop's calls.
         self._lock = threading.RLock()
+        # Parsed memories by row id (see PARSED_CACHE), good while the file is
+        # as this object last saw it: `_seen` is (data_version, total_changes)
+        # then, so a write by another connection, or one on this connection
+        # that did not come through `_remember` or `forget_many`, empties it.
+        # `_writes` counts the writes this object made, so a recall that read
+        # rows before one of them keeps what it parsed out of the cache.
+        self._parsed: OrderedDict[int, tuple[EpisodicMemory, MemoryFeatures | None]] = OrderedDict()
+        self._seen: tuple[int, int] | None = None
+        self._writes = 0
 
     # -- the interface -------------------------------------------------------
 
@@ -274,6 +296,7 @@ class EmbeddedMemory:
 
     async def close(self) -> None:
         with self._lock:
+            self._forget_parsed(None)
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
@@ -290,13 +313,14 @@ class EmbeddedMemory:
             conn = self._connection()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                for namespace, incident in keys:
-                    _forget(conn, namespace, incident)
+                changed = [_forget(conn, namespace, incident) for namespace, incident in keys]
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
+                self._forget_parsed(None)
                 raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
+            self._forget_parsed(changed)
 
     # -- storage ---------------------------------------------------------------
 
@@ -342,13 +366,61 @@ class EmbeddedMemory:
             conn = self._connection()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                for memory in memories:
-                    _write(conn, memory)
+                changed = [_write(conn, memory) for memory in memories]
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
+                self._forget_parsed(None)
                 raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
+            self._forget_parsed(changed)
+
+    # -- parsed memories ---------------------------------------------------------
+
+    def _forget_parsed(self, rows: Iterable[int | None] | None) -> None:
+        """After this object's own write: drop the rows it changed (None: every row)."""
+        with self._lock:
+            self._writes += 1
+            if rows is None or self._seen is None:
+                self._parsed.clear()
+                self._seen = None
+                return
+            for row in rows:
+                if row is not None:
+                    self._parsed.pop(row, None)
+            if self._conn is not None:
+                self._seen = (self._seen[0], self._conn.total_changes)
+
+    def _load(self, ids: Sequence[int]) -> Recalled:
+        """These memories, in this order, with their kept features: parsed ones from memory, the rest read."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                now = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+            except sqlite3.Error as exc:
+                raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
+            if now != self._seen:
+                self._parsed.clear()
+                self._seen = now
+            found = {i: self._parsed[i] for i in ids if i in self._parsed}
+            for i in found:
+                self._parsed.move_to_end(i)
+            writes = self._writes
+        missing = [i for i in ids if i not in found]
+        if missing:
+            rows = self._query(
+                f"SELECT id, body, features, features_version FROM memories WHERE id IN ({','.join('?' * len(missing))})",
+                list(missing),
+            )
+            read = {row[0]: _parsed(*row[1:]) for row in rows}
+            found.update(read)
+            with self._lock:
+                if writes == self._writes:  # else a write came in since the rows were read
+                    self._parsed.update(read)
+                    while len(self._parsed) > PARSED_CACHE:
+                        self._parsed.popitem(last=False)
+        pairs = [found[i] for i in ids if i in found]
+        return Recalled([m for m, _ in pairs], [f for _, f in pairs])
 
     # -- recall ----------------------------------------------------------------
 
@@ -366,11 +438,8 @@ class EmbeddedMemory:
             [*scope_params, query.limit + 1],
         )[0][0]
         if in_scope <= query.limit:
-            rows = self._query(
-                f"SELECT m.body, m.features, m.features_version FROM memories m WHERE 1{scope} ORDER BY m.resolved_at DESC",
-                scope_params,
-            )
-            return _recalled(rows)
+            rows = self._query(f"SELECT m.id FROM memories m WHERE 1{scope} ORDER BY m.resolved_at DESC", scope_params)
+            return self._load([row[0] for row in rows])
 
         # The arms name rows by id; only the chosen few are read whole and parsed.
         terms = self._telling_terms(search_terms(query))
@@ -392,16 +461,7 @@ class EmbeddedMemory:
         # the structural arms catch precedents that were worded differently.
         words = iter(by_words)
         chosen = interleave([words, on_service, words, on_neighbours], key=lambda i: i, limit=query.limit)
-        if not chosen:
-            return Recalled([], [])
-        by_id = {
-            row[0]: row[1:]
-            for row in self._query(
-                f"SELECT id, body, features, features_version FROM memories WHERE id IN ({','.join('?' * len(chosen))})",
-                list(chosen),
-            )
-        }
-        return _recalled([by_id[i] for i in chosen])
+        return self._load(chosen)
 
     def _telling_terms(self, terms: list[str]) -> list[str]:
         """The query's terms that occur in memory, rarest first, within MAX_TERMS and MATCH_BUDGET."""
