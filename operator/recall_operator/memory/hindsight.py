@@ -92,6 +92,7 @@ from hindsight_client_api.models.recall_response import RecallResponse
 from recall_operator.domain.consolidation import final_outcome, memory_text
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.text import STOPWORDS
+from recall_operator.domain.times import parse_time
 from recall_operator.memory.base import MemoryUnavailable, RecallQuery, interleave
 from recall_operator.memory.embedded import EmbeddedMemory
 
@@ -220,13 +221,6 @@ class _Listed:
     key: tuple[str, str]
     memory: EpisodicMemory
     updated_at: datetime | None
-
-
-def _moment(text: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
-    except ValueError:
-        return None
 
 
 class HindsightMemory:
@@ -779,7 +773,8 @@ def _listed(item: Any) -> _Listed | None:
     memory = _from_metadata(item.document_metadata)
     if memory is None:
         return None
-    return _Listed((memory.namespace, memory.incident), memory, _moment(item.updated_at))
+    # The server writes its timestamptz as RFC 3339; read in UTC, one listing's times compare with the last's.
+    return _Listed((memory.namespace, memory.incident), memory, parse_time(item.updated_at))
 
 
 async def _none() -> None:
