@@ -3,7 +3,8 @@
 Every way a stored memory can change is covered: this store's own write, its
 own delete (a row id SQLite may give again), a write through another
 connection to the same file (another process), and a statement on its own
-connection that bypassed `remember`.
+connection that bypassed `remember`. And the query leaves out a word too
+common to be worth ranking its matches.
 """
 
 from __future__ import annotations
@@ -112,3 +113,20 @@ async def test_a_statement_that_bypassed_remember_is_seen(tmp_path: Path, histor
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT features FROM memories WHERE incident = ?", (name,)).fetchone() == (None,)
     conn.close()
+
+
+async def test_a_word_on_more_memories_than_the_cap_is_left_out_of_the_query(
+    tmp_path: Path, history: Any, monkeypatch: Any
+) -> None:
+    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+    try:
+        await memory.remember_many(history.memories[:STORED])
+        docs = dict(memory._query("SELECT term, docs FROM term_docs WHERE docs > 0", []))
+        common = max(docs, key=docs.__getitem__)
+        rare = min(docs, key=docs.__getitem__)
+        assert docs[common] > 2 and docs[rare] == 1
+        assert set(memory._telling_terms([common, rare])) == {common, rare}
+        monkeypatch.setattr("recall_operator.memory.embedded.MAX_TERM_MATCHES", docs[common] - 1)
+        assert memory._telling_terms([common, rare]) == [rare]
+    finally:
+        await memory.close()
