@@ -45,7 +45,7 @@ from recall_operator.domain.models import (
     RunbookRecord,
     RunbookSpec,
 )
-from recall_operator.api import GROUP, VERSION
+from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.recommend import Context
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
@@ -69,8 +69,9 @@ def _plain(view: Mapping[str, Any]) -> dict[str, Any]:
 
 @kopf.index(GROUP, VERSION, "runbooks")
 def runbook_index(
-    name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any], logger: Any, **_: Any
+    name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any], logger: Any, **_: Any
 ) -> dict[str, tuple[Runbook, RunbookRecord]] | None:
+    namespace = namespaced(namespace)
     try:
         runbook = Runbook(name=name, spec=RunbookSpec.model_validate(_plain(spec)))
     except ValidationError as exc:
@@ -81,8 +82,9 @@ def runbook_index(
 
 @kopf.index(GROUP, VERSION, "architecturemigrations")
 def migration_index(
-    name: str, namespace: str, spec: Mapping[str, Any], meta: Mapping[str, Any], logger: Any, **_: Any
+    name: str, namespace: str | None, spec: Mapping[str, Any], meta: Mapping[str, Any], logger: Any, **_: Any
 ) -> dict[str, ArchitectureMigration] | None:
+    namespace = namespaced(namespace)
     try:
         migration = ArchitectureMigration(
             name=name,
@@ -98,8 +100,9 @@ def migration_index(
 
 @kopf.index(GROUP, VERSION, "contradictions")
 def contradiction_index(
-    name: str, namespace: str, spec: Mapping[str, Any], logger: Any, **_: Any
+    name: str, namespace: str | None, spec: Mapping[str, Any], logger: Any, **_: Any
 ) -> dict[str, Contradiction] | None:
+    namespace = namespaced(namespace)
     try:
         contradiction = Contradiction(name=name, spec=ContradictionSpec.model_validate(_plain(spec)))
     except ValidationError as exc:
@@ -110,8 +113,9 @@ def contradiction_index(
 
 @kopf.index("configmaps", labels={TOPOLOGY_LABEL: "true"})
 def topology_index(
-    name: str, namespace: str, body: Mapping[str, Any], logger: Any, **_: Any
+    name: str, namespace: str | None, body: Mapping[str, Any], logger: Any, **_: Any
 ) -> dict[str, Topology] | None:
+    namespace = namespaced(namespace)
     text = (body.get("data") or {}).get("topology")
     if text is None:
         logger.warning(f"topology ConfigMap {name} has no data.topology; ignored")
@@ -185,9 +189,10 @@ def _gone(event: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
 
 @kopf.on.event(GROUP, VERSION, "runbooks")
 async def runbook_accepted(
-    event: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    event: Mapping[str, Any], name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
     meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
 ) -> None:
+    namespace = namespaced(namespace)
     if _gone(event, meta):
         return
     plain = _plain(spec)
@@ -197,9 +202,10 @@ async def runbook_accepted(
 
 @kopf.on.event(GROUP, VERSION, "architecturemigrations")
 async def migration_accepted(
-    event: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    event: Mapping[str, Any], name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
     meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
 ) -> None:
+    namespace = namespaced(namespace)
     if _gone(event, meta):
         return
     await _accept(memo, "architecturemigrations", "ArchitectureMigration", namespace, name, meta, status,
@@ -229,9 +235,10 @@ def _waiting(memo: kopf.Memo) -> dict[tuple[str, str], dict[str, Any]]:
 
 @kopf.on.event(GROUP, VERSION, "contradictions")
 async def contradiction_accepted(
-    event: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    event: Mapping[str, Any], name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
     meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
 ) -> None:
+    namespace = namespaced(namespace)
     key = (namespace, name)
     if _gone(event, meta):
         _waiting(memo).pop(key, None)

@@ -50,7 +50,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import kopf
 from kubernetes import client as k8s
@@ -58,7 +58,7 @@ from kubernetes.client.rest import ApiException
 
 from recall_operator import metrics
 from recall_operator.config import ExecutionSettings
-from recall_operator.api import GROUP, VERSION
+from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain import execution as machine
 from recall_operator.domain.approval_rules import ApprovalSettings, expires_at, lapsed_pending, resolved_by
 from recall_operator.domain.conditions import set_condition
@@ -107,9 +107,9 @@ def _lock(memo: kopf.Memo, namespace: str, name: str) -> asyncio.Lock:
 
 async def _get_incident(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
     try:
-        found: dict[str, Any] = await asyncio.to_thread(
+        found = await asyncio.to_thread(
             k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "incidents", name)
-        return found
+        return cast(dict[str, Any], found)
     except ApiException as exc:
         if exc.status == 404:
             return None
@@ -129,8 +129,8 @@ async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[
     if not runbook_name:
         return [], {}, None, "the recommendation names no runbook"
     try:
-        rb = await asyncio.to_thread(
-            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "runbooks", runbook_name)
+        rb = cast(dict[str, Any], await asyncio.to_thread(
+            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "runbooks", runbook_name))
     except ApiException as exc:
         if exc.status == 404:
             return [], {}, None, f"runbook {runbook_name} not found"
@@ -148,10 +148,15 @@ async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[
 async def _list_jobs(api: Any, namespace: str, incident: str) -> dict[str, dict[str, Any]]:
     """This incident's Jobs. The label is the name made a label value (dots become dashes, a long
     name is cut and hashed), so `a.b` and `a-b` share it; the annotation holds the exact name."""
-    items = (await asyncio.to_thread(
-        k8s.BatchV1Api(api).list_namespaced_job, namespace, label_selector=jobkit.incident_selector(incident))).items
-    return {j.metadata.name: api.sanitize_for_serialization(j) for j in items
-            if (j.metadata.annotations or {}).get(ANN_INCIDENT_NAME, incident) == incident}
+    listing = await asyncio.to_thread(
+        k8s.BatchV1Api(api).list_namespaced_job, namespace, label_selector=jobkit.incident_selector(incident))
+    return {j["metadata"]["name"]: j for j in _items(api, listing)
+            if (j["metadata"].get("annotations") or {}).get(ANN_INCIDENT_NAME, incident) == incident}
+
+
+def _items(api: Any, listing: object) -> list[dict[str, Any]]:
+    """A list call's items as the API server sent them (JSON field names), not the client's models."""
+    return list(api.sanitize_for_serialization(listing).get("items") or [])
 
 
 async def _job_context(api: Any, namespace: str, incident: str, job_names: set[str]
@@ -160,19 +165,21 @@ async def _job_context(api: Any, namespace: str, incident: str, job_names: set[s
     if not job_names:
         return {}, {}
     core = k8s.CoreV1Api(api)
-    pod_items = (await asyncio.to_thread(
-        core.list_namespaced_pod, namespace, label_selector=jobkit.incident_selector(incident))).items
-    event_items = (await asyncio.to_thread(
-        core.list_namespaced_event, namespace, field_selector="involvedObject.kind=Job")).items
+    pod_items = _items(api, await asyncio.to_thread(
+        core.list_namespaced_pod, namespace, label_selector=jobkit.incident_selector(incident)))
+    event_items = _items(api, await asyncio.to_thread(
+        core.list_namespaced_event, namespace, field_selector="involvedObject.kind=Job"))
     pods: dict[str, list[dict[str, Any]]] = {}
     for p in pod_items:
-        owner = (p.metadata.labels or {}).get("job-name") or (p.metadata.labels or {}).get("batch.kubernetes.io/job-name")
+        labels = p["metadata"].get("labels") or {}
+        owner = labels.get("job-name") or labels.get("batch.kubernetes.io/job-name")
         if owner in job_names:
-            pods.setdefault(owner, []).append(api.sanitize_for_serialization(p))
+            pods.setdefault(owner, []).append(p)
     events: dict[str, list[dict[str, Any]]] = {}
     for e in event_items:
-        if e.involved_object.name in job_names:
-            events.setdefault(e.involved_object.name, []).append(api.sanitize_for_serialization(e))
+        involved = (e.get("involvedObject") or {}).get("name")
+        if involved in job_names:
+            events.setdefault(involved, []).append(e)
     return pods, events
 
 
@@ -183,9 +190,9 @@ class Seen:
     progress: Mapping[str, machine.JobProgress]
 
     def observed(self, incident: str, steps: list[dict[str, Any]], attempt: int, phases: tuple[str, ...]
-                 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+                 ) -> tuple[dict[tuple[str, str], machine.JobState], dict[tuple[str, str], str]]:
         """(phase, step) -> state, and -> why, found by the deterministic Job name (the restart-safety record)."""
-        states: dict[tuple[str, str], str] = {}
+        states: dict[tuple[str, str], machine.JobState] = {}
         why: dict[tuple[str, str], str] = {}
         for phase in phases:
             for step in steps:
@@ -245,10 +252,10 @@ def _job_times(job: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
 def _log_tail_sync(api: Any, namespace: str, job_name: str) -> str:
     core = k8s.CoreV1Api(api)
     try:
-        pods = core.list_namespaced_pod(namespace, label_selector=f"job-name={job_name}").items
+        pods = _items(api, core.list_namespaced_pod(namespace, label_selector=f"job-name={job_name}"))
         if not pods:
             return NO_LOG
-        text = core.read_namespaced_pod_log(pods[-1].metadata.name, namespace, tail_lines=20, _request_timeout=3)
+        text = core.read_namespaced_pod_log(pods[-1]["metadata"]["name"], namespace, tail_lines=20, _request_timeout=3)
         return text[-4000:] if text else NO_LOG
     except Exception:  # any failure to read a log is reported as no log, never invented
         return NO_LOG
@@ -263,7 +270,9 @@ async def _create_job(api: Any, manifest: dict[str, Any]) -> tuple[bool, str | N
     """Create the Job: (created, refusal). Not created when it exists already (a restart or a
     concurrent advance made it); a refusal is the API server's reason why it never can be."""
     try:
-        await asyncio.to_thread(k8s.BatchV1Api(api).create_namespaced_job, manifest["metadata"]["namespace"], manifest)
+        # The client takes the manifest as it is, though typed for its own V1Job model.
+        await asyncio.to_thread(k8s.BatchV1Api(api).create_namespaced_job, manifest["metadata"]["namespace"],
+                                cast(Any, manifest))
         return True, None
     except ApiException as exc:
         if exc.status == 409:
@@ -302,7 +311,7 @@ async def _apply(api: Any, incident: Mapping[str, Any], changes: Mapping[str, An
 
 def _event(incident: Mapping[str, Any], reason: str, message: str, warning: bool = False) -> None:
     try:
-        kopf.event(incident, type="Warning" if warning else "Normal", reason=reason, message=message)
+        kopf.event(cast(Any, incident), type="Warning" if warning else "Normal", reason=reason, message=message)
     except Exception:  # an Event is best effort; status is the record
         pass
 
@@ -365,7 +374,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         if dry.get("planHash") != plan_hash:
             # Record the intent (plan, attempt) before creating Jobs, so a restart
             # in between looks for these exact Job names instead of new ones.
-            fresh = {"planHash": plan_hash, "attempt": int(dry.get("attempt", 0)) + 1, "steps": [],
+            fresh: dict[str, Any] = {"planHash": plan_hash, "attempt": int(dry.get("attempt", 0)) + 1, "steps": [],
                      "reason": "starting the dry-run Jobs"}
             await _apply(api, incident, {"dryRun": fresh})
             return False  # read again, with the intent recorded (or the race lost)
@@ -554,9 +563,9 @@ def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, resu
 
 
 async def _list_approvals(api: Any, namespace: str, incident: str) -> list[dict[str, Any]]:
-    items = await asyncio.to_thread(
-        k8s.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, namespace, "approvals")
-    return [a for a in items.get("items") or [] if (a.get("spec") or {}).get("incident") == incident]
+    listing = cast(dict[str, Any], await asyncio.to_thread(
+        k8s.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, namespace, "approvals"))
+    return [a for a in listing.get("items") or [] if (a.get("spec") or {}).get("incident") == incident]
 
 
 async def _set_approval_state(api: Any, namespace: str, name: str, state: str, reason: str) -> None:
@@ -592,10 +601,11 @@ async def _mark_lapsed(ctx: Ctx, namespace: str, approvals: list[dict[str, Any]]
             f"no further approver came within {ctx.approval.approval_ttl}; it no longer counts, approve again"))
 
 
-async def approval_created(name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+async def approval_created(name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
                            patch: kopf.Patch, body: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> None:
     if status.get("state"):
         return  # judged already; an Approval is immutable, so the verdict is too
+    namespace = namespaced(namespace)
     incident_name = spec["incident"]
     approval = {"metadata": dict(body.get("metadata") or {}), "spec": dict(spec)}
     async with _lock(memo, namespace, incident_name):
@@ -635,8 +645,8 @@ async def approval_created(name: str, namespace: str, spec: Mapping[str, Any], s
 # -- Kopf wiring --------------------------------------------------------------
 
 
-async def incident_event(type: str | None, name: str, namespace: str, status: Mapping[str, Any], memo: kopf.Memo,
-                         **_: Any) -> None:
+async def incident_event(type: str | None, name: str, namespace: str | None, status: Mapping[str, Any],
+                         memo: kopf.Memo, **_: Any) -> None:
     if type == "DELETED":
         return
     # Most events (a new Incident, a novel or advisory one) have nothing to run:
@@ -644,15 +654,15 @@ async def incident_event(type: str | None, name: str, namespace: str, status: Ma
     # Incident's path is a third of the time to its first answer.
     if not machine.has_work(status):
         return
-    await advance(memo, namespace, name)
+    await advance(memo, namespaced(namespace), name)
 
 
-async def job_event(type: str | None, meta: Mapping[str, Any], namespace: str, body: Mapping[str, Any],
+async def job_event(type: str | None, meta: Mapping[str, Any], namespace: str | None, body: Mapping[str, Any],
                     memo: kopf.Memo, **_: Any) -> None:
     if type == "DELETED":
         return
     metrics.job_seen(body)  # metrics: counts a finished Job once
-    await advance(memo, namespace, _incident_of(meta))
+    await advance(memo, namespaced(namespace), _incident_of(meta))
 
 
 def _incident_of(job_meta: Mapping[str, Any]) -> str:
@@ -666,21 +676,23 @@ def _about_a_job(body: Mapping[str, Any], **_: Any) -> bool:
     return body.get("type") == "Warning" and involved.get("kind") == "Job"
 
 
-async def job_warning(type: str | None, body: Mapping[str, Any], namespace: str, memo: kopf.Memo, **_: Any) -> None:
+async def job_warning(type: str | None, body: Mapping[str, Any], namespace: str | None, memo: kopf.Memo,
+                      **_: Any) -> None:
     """A Warning Event about a Job: if it is one of ours, its incident's status says why within seconds."""
     if type == "DELETED":
         return
-    job_name = (body.get("involvedObject") or {}).get("name")
+    job_name = str((body.get("involvedObject") or {}).get("name") or "")
+    ns = namespaced(namespace)
     try:
-        job = await asyncio.to_thread(k8s.BatchV1Api(memo.api).read_namespaced_job, job_name, namespace)
+        job = await asyncio.to_thread(k8s.BatchV1Api(memo.api).read_namespaced_job, job_name, ns)
     except ApiException as exc:
         if exc.status == 404:
             return
         raise
-    meta = job.metadata
-    if jobkit.LABEL_INCIDENT not in (meta.labels or {}):
+    meta = memo.api.sanitize_for_serialization(job)["metadata"]
+    if jobkit.LABEL_INCIDENT not in (meta.get("labels") or {}):
         return  # someone else's Job
-    await advance(memo, namespace, _incident_of({"annotations": meta.annotations, "labels": meta.labels}))
+    await advance(memo, ns, _incident_of(meta))
 
 
 async def execution_startup(memo: kopf.Memo, logger: Any, **_: Any) -> None:
@@ -727,7 +739,7 @@ def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
 
 
-def runs_in_progress(name: str, namespace: str, status: Mapping[str, Any], meta: Mapping[str, Any],
+def runs_in_progress(name: str, namespace: str | None, status: Mapping[str, Any], meta: Mapping[str, Any],
                      memo: kopf.Memo, **_: Any) -> dict[tuple[str, str], bool] | None:
     """The Incidents the resync loop advances, as the watch last saw them: an index needs no finalizer.
 
@@ -737,7 +749,7 @@ def runs_in_progress(name: str, namespace: str, status: Mapping[str, Any], meta:
     """
     if meta.get("deletionTimestamp") or not in_progress(status, memo):
         return None
-    return {(namespace, name): True}
+    return {(namespaced(namespace), name): True}
 
 
 async def resync_forever(memo: kopf.Memo, runs: Mapping[tuple[str, str], Any]) -> None:
@@ -753,9 +765,11 @@ async def resync_forever(memo: kopf.Memo, runs: Mapping[tuple[str, str], Any]) -
                 kopf_logger.exception(f"advancing {namespace}/{name} failed; the next pass tries again")
 
 
-async def start_resync(memo: kopf.Memo, runs_in_progress: Any, **_: Any) -> None:
-    # The index is a live view Kopf keeps filling; execution_cleanup cancels the task.
-    memo.execution_resync = asyncio.create_task(resync_forever(memo, runs_in_progress), name="recall execution resync")
+async def start_resync(memo: kopf.Memo, **kwargs: Any) -> None:
+    # The index (a keyword argument named after it) is a live view Kopf keeps
+    # filling; execution_cleanup cancels the task.
+    runs = kwargs["runs_in_progress"]
+    memo.execution_resync = asyncio.create_task(resync_forever(memo, runs), name="recall execution resync")
 
 
 def register(registry: kopf.OperatorRegistry) -> kopf.OperatorRegistry:
