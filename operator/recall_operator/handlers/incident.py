@@ -69,12 +69,26 @@ def _now() -> datetime:
 
 
 def _events(change: st.StatusChange) -> list[tuple[str, str, str]]:
-    """(type, reason, message) of the Event each condition transition gets."""
-    out = []
+    """(type, reason, message) of the one Event a write with condition transitions gets.
+
+    One Event per answer, not one per transition: a new incident's first
+    answer moves three conditions at once, and three Events were three more
+    writes to the API server (and as many posts by the operator) while the
+    next incident waited. The message names every transition; the reason is
+    the first Warning's (memory down, an unreadable spec), else the first
+    transition's, so a Warning reads as what went wrong.
+    """
+    if not change.transitions:
+        return []
+    said = []
+    worst: tuple[str, str] | None = None
     for c in change.transitions:
         bad = (c["type"] in (st.MEMORY_AVAILABLE, st.TRIAGED) and c["status"] == "False")
-        out.append(("Warning" if bad else "Normal", c["reason"], f"{c['type']}={c['status']}: {c['message']}"))
-    return out
+        if bad and worst is None:
+            worst = ("Warning", c["reason"])
+        said.append(f"{c['type']}={c['status']} ({c['reason']}): {c['message']}")
+    type_, reason = worst or ("Normal", change.transitions[0]["reason"])
+    return [(type_, reason, "; ".join(said))]
 
 
 def _post(body: Any, change: st.StatusChange) -> None:
@@ -345,30 +359,54 @@ async def incident_reconcile(
     event: Mapping[str, Any], body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any,
     memo: kopf.Memo, **kwargs: Any,
 ) -> None:
+    key, uid, generation = (namespace, name), meta.get("uid"), meta.get("generation")
     if event.get("type") == "DELETED" or meta.get("deletionTimestamp"):
-        _retries(memo).discard((namespace, name))  # nothing left to answer
+        _retries(memo).discard(key)  # nothing left to answer
+        _written(memo).pop(uid, None)
         return
     # Our own status write comes back as an event, as do label edits: a spec
     # that has its answer is the loop's to re-evaluate, not the watch's.
-    if answered(spec, status, meta) and (namespace, name) not in _retries(memo):
+    written_here = _written(memo).get(uid) == generation
+    if answered(spec, status, meta):
+        if key not in _retries(memo):
+            return
+        if written_here:
+            _retries(memo).discard(key)  # held back below: the answer written is here
+            return
+    elif written_here:
+        # This spec was answered, yet the event shows no answer: the event is
+        # older than the write (each incident's events come in order; an alert's
+        # re-fires queue up behind its first answer). Working it out again would
+        # give the same answer and lose the write's race. The loop's next pass
+        # answers it should the answer really be gone.
+        _retries(memo).add(key)
         return
     try:
+        change: st.StatusChange | None = None
         for _attempt in range(CONFLICT_RETRIES):
             async with _lock(memo, meta):
-                change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
+                if change is None:
+                    change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
                 if change is None or change.empty:
                     break
                 # Guarded by this event's version: another writer's status (execution,
                 # lifecycle) since then makes it read the incident again and redo.
                 if await _write_status(memo.api, namespace, name, status, change, meta.get("resourceVersion")):
+                    if answered(spec, {**status, **change.patch}, meta):
+                        _written(memo)[uid] = meta.get("generation")
                     _post(body, change)
                     break
             fresh = await _read(memo.api, namespace, name)
             if fresh is None or (fresh.get("metadata") or {}).get("uid") != meta.get("uid"):
                 break
+            old = (spec, status, meta)
             spec, status, meta = fresh.get("spec") or {}, fresh.get("status") or {}, fresh["metadata"]
             if answered(spec, status, meta):
                 break
+            if not _same_input(*old, spec, status, meta):
+                change = None  # the spec or status moved: answer what is there now
+            # Otherwise only metadata moved (an alert's re-fire annotations, a label): the
+            # answer stands and is written again at the new version, not worked out again.
         else:
             # Still changing under every answer: the loop's next pass answers it.
             _retries(memo).add((namespace, name))
@@ -382,6 +420,19 @@ async def incident_reconcile(
     _retries(memo).discard((namespace, name))
 
 
+def _same_input(old_spec: Mapping[str, Any], old_status: Mapping[str, Any], old_meta: Mapping[str, Any],
+                spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
+    """Whether an answer worked out from the old object is still the answer to the new one.
+
+    evaluate() reads the spec, the status, the generation, the uid and the
+    opener; nothing else of the object (other annotations, labels, managed
+    fields) goes into the answer.
+    """
+    return (old_meta.get("generation") == meta.get("generation") and old_meta.get("uid") == meta.get("uid")
+            and opened_by({"metadata": old_meta}) == opened_by({"metadata": meta})
+            and dict(old_spec) == dict(spec) and dict(old_status) == dict(status))
+
+
 async def _read(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
     objects = k8s_client.CustomObjectsApi(api)
     try:
@@ -392,6 +443,15 @@ async def _read(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
             return None
         raise
     return found
+
+
+def _written(memo: kopf.Memo) -> dict[str, Any]:
+    """The generation of each incident (by uid) whose answer this operator's handler wrote last.
+
+    Made at start-up, like the retries, so that every object's handlers share it.
+    """
+    written: dict[str, Any] = memo.written
+    return written
 
 
 def _retries(memo: kopf.Memo) -> set[tuple[str, str]]:
@@ -506,6 +566,7 @@ async def reevaluate_forever(memo: kopf.Memo, attention: Mapping[Any, Any], inde
 @kopf.on.startup()
 async def start_reevaluation(memo: kopf.Memo, incident_attention_index: Any, **kwargs: Any) -> None:
     memo.retries = set()
+    memo.written = {}
     # The indexes are live views that Kopf keeps filling; the loop reads them on each pass.
     # recall_cleanup cancels it (memo.background) before memory is closed.
     task = asyncio.create_task(
