@@ -13,6 +13,7 @@ import importlib
 import logging
 import os
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +25,11 @@ from recall_operator.memory import open_backend
 
 PREFIX = "recall.dev"
 HANDLER_MODULES = ("incident", "catalog", "execution")
+# Threads for the handlers' blocking calls (the API client, embedded memory), and the API client's
+# connections: one each. Python's default, cores + 4, is six threads on two cores; with as many
+# incidents open at once (an alert storm) a status write waited seconds in that queue behind
+# reads and recalls, its incident's answer with it.
+WORKER_THREADS = 32
 
 # The variables tests set to start an operator with `kopf run -m` (config.OperatorSettings has them all).
 ENV_BACKEND = env_name("memory_backend")
@@ -101,8 +107,10 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     # Started by `kopf run -m`, the settings are read here: a wrong value stops start-up, the variable named.
     ms = operator_settings(memo).memory()
     memo.memory = open_backend(ms)
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="recall-worker"))
     if memo.get("api") is None:
-        memo.api = api_client()
+        memo.api = api_client(pool_size=WORKER_THREADS)
     memo.locks = {}
     # A clock put in the memo before start-up (a test's) is kept.
     memo.clock = clock(memo)
