@@ -216,30 +216,48 @@ class LexicalScorer:
         """The same scorer over documents already counted (term -> occurrences)."""
         return cls((), counted)
 
-    def _score(self, query: Mapping[str, int], doc: Mapping[str, int], length: int) -> float:
+    def _idfs(self, query: Mapping[str, int]) -> dict[str, float]:
+        """The query's terms' IDF, looked up once for a pass over every document.
+
+        The terms not asked about before are counted in one pass over the pool,
+        each document intersected with them as sets (in C, not term by term).
+        """
+        new = set(query).difference(self._idf)
+        if new:
+            df = dict.fromkeys(new, 0)
+            for d in self.documents:
+                for term in d.keys() & new:
+                    df[term] += 1
+            for term, c in df.items():
+                self._idf[term] = self.unseen_idf if c == 0 else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
+        return {term: self._idf[term] for term in query}
+
+    def _score(self, idfs: Mapping[str, float], doc: Mapping[str, int], length: int) -> float:
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (self.avg_length or 1.0))
         score = 0.0
-        for term in query:
+        for term, idf in idfs.items():
             tf = doc.get(term, 0)
             if tf:
-                score += self.idf(term) * tf * (BM25_K1 + 1) / (tf + norm)
+                score += idf * tf * (BM25_K1 + 1) / (tf + norm)
         return score
 
     def relevance(self, query: Sequence[str], index: int) -> float:
         q = Counter(query)
-        best = self._score(q, q, len(query))
+        idfs = self._idfs(q)
+        best = self._score(idfs, q, len(query))
         if best <= 0:
             return 0.0
-        return min(1.0, self._score(q, self.documents[index], self.lengths[index]) / best / LEXICAL_SATURATION)
+        return min(1.0, self._score(idfs, self.documents[index], self.lengths[index]) / best / LEXICAL_SATURATION)
 
     def relevances(self, query: Sequence[str]) -> list[float]:
         """`relevance` of every document, the query's own score computed once."""
         q = Counter(query)
-        best = self._score(q, q, len(query))
+        idfs = self._idfs(q)
+        best = self._score(idfs, q, len(query))
         if best <= 0:
             return [0.0] * len(self.documents)
         return [
-            min(1.0, self._score(q, doc, length) / best / LEXICAL_SATURATION)
+            min(1.0, self._score(idfs, doc, length) / best / LEXICAL_SATURATION)
             for doc, length in zip(self.documents, self.lengths)
         ]
 
