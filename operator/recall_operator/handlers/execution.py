@@ -739,9 +739,12 @@ def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
 
 
-def runs_in_progress(name: str, namespace: str | None, status: Mapping[str, Any], meta: Mapping[str, Any],
-                     memo: kopf.Memo, **_: Any) -> dict[tuple[str, str], bool] | None:
+async def runs_in_progress(name: str, namespace: str | None, status: Mapping[str, Any], meta: Mapping[str, Any],
+                           memo: kopf.Memo, **_: Any) -> dict[tuple[str, str], bool] | None:
     """The Incidents the resync loop advances, as the watch last saw them: an index needs no finalizer.
+
+    Async though it awaits nothing: Kopf runs a plain function on a worker
+    thread, before any other handler of every Incident event.
 
     A Kopf timer per Incident would do the same, but Kopf guards every object
     with a timer by a finalizer: one more write on each run, and an Incident

@@ -29,13 +29,13 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import kopf
 from kubernetes import client as k8s_client
 from pydantic import ValidationError
 
-from recall_operator.api import GROUP, VERSION
+from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import current_outcome, empty_outcome, remembered_outcome, runbook_outcome
@@ -113,7 +113,8 @@ def _post_direct(api: Any, body: Mapping[str, Any], change: st.StatusChange) -> 
             "involvedObject": ref, "firstTimestamp": now, "lastTimestamp": now, "eventTime": now,
         }
         try:
-            core.create_namespaced_event(meta["namespace"], event)
+            # The client takes the body as it is, though typed for its own CoreV1Event model.
+            core.create_namespaced_event(meta["namespace"], cast(Any, event))
         except k8s_client.ApiException as exc:
             kopf_logger.warning(f"could not post event {reason} on {meta['namespace']}/{meta['name']}: {exc.status} {exc.reason}")
 
@@ -178,9 +179,9 @@ async def _update_runbook(api: Any, namespace: str, name: str, incident: str, ou
     objects = CustomObjectsApi(api)
     for _ in range(RUNBOOK_CONFLICT_RETRIES):
         try:
-            current = await asyncio.to_thread(
+            current = cast(dict[str, Any], await asyncio.to_thread(
                 objects.get_namespaced_custom_object, GROUP, VERSION, namespace, "runbooks", name
-            )
+            ))
         except ApiException as exc:
             if exc.status == 404:
                 return False
@@ -356,9 +357,10 @@ def _indexes(kwargs: Mapping[str, Any]) -> dict[str, Any]:
 
 @kopf.on.event(GROUP, VERSION, PLURAL)
 async def incident_reconcile(
-    event: Mapping[str, Any], body: Any, name: str, namespace: str, spec: Any, status: Any, meta: Any,
+    event: Mapping[str, Any], body: Any, name: str, namespace: str | None, spec: Any, status: Any, meta: Any,
     memo: kopf.Memo, **kwargs: Any,
 ) -> None:
+    namespace = namespaced(namespace)
     key, uid, generation = (namespace, name), meta.get("uid"), meta.get("generation")
     if event.get("type") == "DELETED" or meta.get("deletionTimestamp"):
         _retries(memo).discard(key)  # nothing left to answer
@@ -436,8 +438,8 @@ def _same_input(old_spec: Mapping[str, Any], old_status: Mapping[str, Any], old_
 async def _read(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
     objects = k8s_client.CustomObjectsApi(api)
     try:
-        found: dict[str, Any] = await asyncio.to_thread(
-            objects.get_namespaced_custom_object, GROUP, VERSION, namespace, PLURAL, name)
+        found = cast(dict[str, Any], await asyncio.to_thread(
+            objects.get_namespaced_custom_object, GROUP, VERSION, namespace, PLURAL, name))
     except k8s_client.ApiException as exc:
         if exc.status == 404:
             return None
@@ -489,7 +491,7 @@ def answered(spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[s
 
 @kopf.index(GROUP, VERSION, PLURAL)
 async def incident_attention_index(
-    body: Mapping[str, Any], name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+    body: Mapping[str, Any], name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
     meta: Mapping[str, Any], logger: Any, **_: Any,
 ) -> dict[tuple[str, str], dict[str, Any]] | None:
     """The incidents the loop goes over, as last seen on the watch: an index needs no finalizer.
@@ -506,7 +508,7 @@ async def incident_attention_index(
             return None
     except Exception as exc:  # an odd spec: the loop looks at it, and its reconcile says what is wrong
         logger.debug(f"cannot tell whether {namespace}/{name} needs attention: {exc}")
-    return {(namespace, name): {
+    return {(namespaced(namespace), name): {
         "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
         "metadata": {k: meta.get(k) for k in ("name", "namespace", "uid", "generation", "resourceVersion")},
         "spec": dict(spec),
@@ -564,7 +566,9 @@ async def reevaluate_forever(memo: kopf.Memo, attention: Mapping[Any, Any], inde
 
 
 @kopf.on.startup()
-async def start_reevaluation(memo: kopf.Memo, incident_attention_index: Any, **kwargs: Any) -> None:
+async def start_reevaluation(memo: kopf.Memo, **kwargs: Any) -> None:
+    # Kopf passes each index as a keyword argument named after its handler.
+    incident_attention_index = kwargs.pop("incident_attention_index")
     memo.retries = set()
     memo.written = {}
     # The indexes are live views that Kopf keeps filling; the loop reads them on each pass.

@@ -16,7 +16,7 @@ from typing import Any
 
 import kopf
 
-from recall_operator.api import GROUP, VERSION
+from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.conditions import condition, set_condition
 from recall_operator.domain.lifecycle import lifecycle
 from recall_operator.handlers import clock
@@ -42,10 +42,11 @@ def lifecycle_status(spec: Mapping[str, Any], status: Mapping[str, Any], generat
     return st.owned_status({}, {"phase": want.phase, "conditions": new}, st.LIFECYCLE_KEYS, st.LIFECYCLE_CONDITIONS)
 
 
-async def lifecycle_event(type: str | None, name: str, namespace: str, spec: Mapping[str, Any],
+async def lifecycle_event(type: str | None, name: str, namespace: str | None, spec: Mapping[str, Any],
                           status: Mapping[str, Any], meta: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> None:
     if type == "DELETED" or meta.get("deletionTimestamp"):
         return
+    namespace = namespaced(namespace)
     body = lifecycle_status(spec, status, int(meta.get("generation") or 0), clock(memo)())
     if body is None:
         return
