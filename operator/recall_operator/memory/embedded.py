@@ -25,7 +25,7 @@ import heapq
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -320,18 +320,7 @@ class EmbeddedMemory:
 
     def forget_many(self, keys: Iterable[tuple[str, str]]) -> None:
         """Delete these memories in one transaction; absent ones are skipped."""
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                changed = [_forget(conn, namespace, incident) for namespace, incident in keys]
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                self._forget_parsed(None)
-                raise MemoryUnavailable(f"memory file {self.path}: {exc}") from exc
-            self._forget_parsed(changed)
+        self._in_one_transaction(lambda conn: [_forget(conn, namespace, incident) for namespace, incident in keys])
 
     # -- storage ---------------------------------------------------------------
 
@@ -373,11 +362,18 @@ class EmbeddedMemory:
 
     def _remember(self, memories: Iterable[EpisodicMemory]) -> None:
         """Write the memories in one transaction: all of them are stored, or none."""
+        self._in_one_transaction(lambda conn: [_write(conn, memory) for memory in memories])
+
+    def _in_one_transaction(self, change: Callable[[sqlite3.Connection], list[int | None]]) -> None:
+        """Run `change` (it returns the row ids it touched) as one transaction, and drop those rows' parsed copies.
+
+        A failure rolls back and drops every parsed copy: what the rows hold is then not known here.
+        """
         with self._lock:
             conn = self._connection()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                changed = [_write(conn, memory) for memory in memories]
+                changed = change(conn)
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 if conn.in_transaction:
