@@ -30,6 +30,15 @@ def _write_private(path: Path, data: bytes) -> None:
     path.chmod(0o600)
 
 
+def _key_usage(signs_certificates: bool) -> x509.KeyUsage:
+    """Signatures only; the CA also signs certificates and revocation lists."""
+    return x509.KeyUsage(
+        digital_signature=True, content_commitment=False, key_encipherment=False, data_encipherment=False,
+        key_agreement=False, key_cert_sign=signs_certificates, crl_sign=signs_certificates,
+        encipher_only=False, decipher_only=False,
+    )
+
+
 @dataclass
 class Pki:
     """The control plane's keys and certificates, made once under `directory`."""
@@ -72,20 +81,7 @@ class Pki:
             .not_valid_before(now)
             .not_valid_after(until)
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(
-                x509.KeyUsage(
-                    digital_signature=True,
-                    content_commitment=False,
-                    key_encipherment=False,
-                    data_encipherment=False,
-                    key_agreement=False,
-                    key_cert_sign=True,
-                    crl_sign=True,
-                    encipher_only=False,
-                    decipher_only=False,
-                ),
-                critical=True,
-            )
+            .add_extension(_key_usage(signs_certificates=True), critical=True)
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256())
         )
@@ -105,20 +101,7 @@ class Pki:
                 .not_valid_before(now)
                 .not_valid_after(until)
                 .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-                .add_extension(
-                    x509.KeyUsage(
-                        digital_signature=True,
-                        content_commitment=False,
-                        key_encipherment=False,
-                        data_encipherment=False,
-                        key_agreement=False,
-                        key_cert_sign=False,
-                        crl_sign=False,
-                        encipher_only=False,
-                        decipher_only=False,
-                    ),
-                    critical=True,
-                )
+                .add_extension(_key_usage(signs_certificates=False), critical=True)
                 .add_extension(
                     x509.ExtendedKeyUsage(
                         [ExtendedKeyUsageOID.SERVER_AUTH] if server else [ExtendedKeyUsageOID.CLIENT_AUTH]
