@@ -1,0 +1,120 @@
+"""The bridge's writer against the real API server: a new alert is created, a re-fire patched,
+one it wrote before patched first, one deleted since created again.
+
+The writer's client is the real one; a thin recorder in front of it notes each
+call's verb, so the tests can tell a re-fire's patch from a create refused as
+AlreadyExists. Every call still reaches the API server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from recall_operator.api import API_VERSION, GROUP, VERSION
+from recall_operator.bridge.alertmanager import AlertIncident
+from recall_operator.bridge.server import IncidentWriter, WriteFailure
+
+pytestmark = pytest.mark.integration
+
+
+class Recorder:
+    """The real CustomObjectsApi, each create and patch noted as (verb, name) before it is sent."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.calls: list[tuple[str, str]] = []
+
+    def create_namespaced_custom_object(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append(("create", args[4]["metadata"]["name"]))
+        return self.real.create_namespaced_custom_object(*args, **kwargs)
+
+    def patch_namespaced_custom_object(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append(("patch", args[4]))
+        return self.real.patch_namespaced_custom_object(*args, **kwargs)
+
+
+def _item(name: str, namespace: str, firing: str = "firing") -> AlertIncident:
+    manifest = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": name, "namespace": namespace},
+                "spec": {"service": "checkout", "title": f"alert {name}", "severity": "high"}}
+    return AlertIncident(name=name, status=firing, manifest=manifest,
+                         patch={"metadata": {"annotations": {"recall.dev/alert-status": firing}}})
+
+
+@pytest.fixture
+def writer(k8s_api: Any, namespace: str) -> Iterator[tuple[IncidentWriter, Recorder]]:
+    w = IncidentWriter(k8s_api, namespace, workers=2)
+    recorder = Recorder(w._api)
+    w._api = recorder
+    yield w, recorder
+    w.close()
+
+
+def _write(w: IncidentWriter, *items: AlertIncident) -> list[str]:
+    async def go() -> list[str]:
+        return [await w.write(item) for item in items]
+
+    return asyncio.run(go())
+
+
+def _get(k8s_api: Any, namespace: str, name: str) -> dict[str, Any]:
+    from kubernetes import client
+
+    found: dict[str, Any] = client.CustomObjectsApi(k8s_api).get_namespaced_custom_object(
+        GROUP, VERSION, namespace, "incidents", name)
+    return found
+
+
+def test_a_new_alert_is_created_and_its_refires_patched_without_a_create_first(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    w, api = writer
+    outcomes = _write(w, _item("alert-a", namespace), _item("alert-a", namespace, "resolved"),
+                      _item("alert-a", namespace))
+    assert outcomes == ["created", "updated", "updated"]
+    assert api.calls == [("create", "alert-a"), ("patch", "alert-a"), ("patch", "alert-a")]
+    assert _get(k8s_api, namespace, "alert-a")["metadata"]["annotations"]["recall.dev/alert-status"] == "firing"
+
+
+def test_an_incident_another_replica_created_is_patched_after_the_refused_create(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    from kubernetes import client
+
+    client.CustomObjectsApi(k8s_api).create_namespaced_custom_object(
+        GROUP, VERSION, namespace, "incidents", _item("alert-b", namespace).manifest)
+    w, api = writer
+    assert _write(w, _item("alert-b", namespace, "resolved")) == ["updated"]
+    assert api.calls == [("create", "alert-b"), ("patch", "alert-b")]
+    assert _get(k8s_api, namespace, "alert-b")["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
+
+
+def test_an_incident_deleted_since_the_bridge_wrote_it_is_created_again(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    from kubernetes import client
+
+    w, api = writer
+    _write(w, _item("alert-c", namespace))
+    client.CustomObjectsApi(k8s_api).delete_namespaced_custom_object(GROUP, VERSION, namespace, "incidents", "alert-c")
+    api.calls.clear()
+    assert _write(w, _item("alert-c", namespace)) == ["created"]
+    assert api.calls == [("patch", "alert-c"), ("create", "alert-c")]
+    assert _get(k8s_api, namespace, "alert-c")["spec"]["title"] == "alert alert-c"
+
+
+def test_a_refused_write_is_a_write_failure_and_the_name_is_not_remembered(
+    writer: tuple[IncidentWriter, Recorder], namespace: str
+) -> None:
+    w, api = writer
+    bad = _item("alert-d", namespace)
+    del bad.manifest["spec"]["title"]  # the CRD requires it: the API server refuses the create
+    with pytest.raises(WriteFailure) as failure:
+        _write(w, bad)
+    assert failure.value.status_code == 502 and "(422)" in failure.value.reason, failure.value.reason
+    api.calls.clear()
+    assert _write(w, _item("alert-d", namespace)) == ["created"]
+    assert api.calls == [("create", "alert-d")]
