@@ -26,7 +26,7 @@ import signal
 import subprocess
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,19 +114,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 
 @pytest.fixture(scope="session")
 def kubectl(cluster: LocalCluster) -> Kubectl:
-    def run(
-        *args: str,
-        as_user: str | None = None,
-        as_groups: Iterable[str] = (),
-        input: str | None = None,
-        check: bool = False,
-        timeout: float = 120.0,
-    ) -> subprocess.CompletedProcess[str]:
-        return cluster.kubectl(
-            *args, as_user=as_user, as_groups=as_groups, input=input, check=check, timeout=timeout
-        )
-
-    return run
+    """The built kubectl against the session's cluster (admin, or `as_user=` impersonating)."""
+    return cluster.kubectl
 
 
 @pytest.fixture
