@@ -97,6 +97,8 @@ class OperatorSettings(BaseModel):
     hindsight_bank: str = Field("recall-operator", description="the Hindsight memory bank")
     hindsight_index: bool = Field(True, description="recall from a local index of the bank, kept in step by polling")
     hindsight_poll_s: float = Field(2.0, gt=0, le=3600, description="seconds between polls of the Hindsight bank")
+    hindsight_scope: Literal["namespace", "bank"] = Field(
+        "namespace", description="what an incident recalls: memories of its namespace's name, or all on the bank")
     # the gate (domain.recommend.Settings argues for each default)
     novel_bar: int = _bar(_GATE.novel_bar, 100, "below this best similarity nothing is a precedent")
     actionable_bar: int = _bar(_GATE.actionable_bar, 100, "a precedent must reach this to be actionable")
@@ -191,7 +193,7 @@ class OperatorSettings(BaseModel):
     def memory(self) -> MemorySettings:
         return MemorySettings(backend=self.memory_backend, path=self.memory_path, hindsight_url=self.hindsight_url,
                               hindsight_bank=self.hindsight_bank, hindsight_index=self.hindsight_index,
-                              hindsight_poll_s=self.hindsight_poll_s)
+                              hindsight_poll_s=self.hindsight_poll_s, hindsight_scope=self.hindsight_scope)
 
     def seal_key(self) -> bytes:
         """The key this operator seals its recommendations with (domain.execution.seal)."""

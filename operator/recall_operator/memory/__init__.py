@@ -23,5 +23,6 @@ def open_backend(settings: MemorySettings) -> MemoryBackend:
             bank=settings.hindsight_bank,
             index=settings.hindsight_index,
             poll_interval=settings.hindsight_poll_s,
+            scope=settings.hindsight_scope,
         )
     raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

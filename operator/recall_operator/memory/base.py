@@ -131,4 +131,6 @@ class MemorySettings:
     # every RECALL_HINDSIGHT_POLL_S seconds.
     hindsight_index: bool = field(default_factory=_env_index)
     hindsight_poll_s: float = field(default_factory=_env_poll)
+    # Hindsight: what an incident recalls, memories of its namespace's name or every one on the bank.
+    hindsight_scope: str = "namespace"
     extra: dict[str, str] = field(default_factory=dict)

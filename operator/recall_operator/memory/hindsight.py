@@ -26,6 +26,18 @@ front of it, as an informer serves reads in front of the API server:
   succeeds; recall and get try that poll themselves first.
 - After a restart of the operator the index is empty and is listed again.
 
+Which memories of the bank an incident recalls is the backend's `scope`:
+`namespace` (the default) recalls only memories confirmed in a namespace of
+the incident's name, `bank` every memory on the bank, whatever namespace it
+was confirmed in. The bank is what a team shares: several clusters pointed at
+one bank share their memories by namespace name under `namespace` (a
+`payments` incident in one cluster recalls `payments` in another, and nothing
+from `checkout`), and all of them under `bank` (a team whose namespaces are
+named per cluster, `payments-eu` and `payments-us`, or one operator whose
+teams share one memory). Teams that must not share use banks of their own.
+A memory is one document per namespace and incident name on the bank, in
+either scope: two clusters that both confirm `payments/inc-42` keep the later.
+
 Without the index (`index=False`), recall asks the server in two round trips:
 the incident's telling words by keyword (BM25) at budget low within the
 namespace, and one listing of the latest memories on the paging service and
@@ -72,6 +84,7 @@ documents together: about 60 ms a memory in bulk against 200 ms alone on a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import shutil
@@ -100,6 +113,8 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 DEFAULT_BANK = "recall-operator"
+# What an incident recalls: memories of its namespace's name, or every memory on the bank.
+SCOPES = ("namespace", "bank")
 # A retain embeds the text on the server's CPU; a recall is tens of milliseconds.
 WRITE_TIMEOUT = 30.0
 # A bulk request: RETAIN_BATCH memories at up to a few hundred ms each on a busy 2-core server.
@@ -236,9 +251,13 @@ class HindsightMemory:
         index: bool = True,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         write_behind: bool = False,
+        scope: str = "namespace",
     ) -> None:
+        if scope not in SCOPES:
+            raise ValueError(f"hindsight scope must be one of {', '.join(SCOPES)}, not {scope!r}")
         self.base_url = base_url.rstrip("/")
         self.bank = bank
+        self.scope = scope
         self.poll_interval = poll_interval
         self.with_index = index
         self.write_behind = write_behind
@@ -475,6 +494,9 @@ class HindsightMemory:
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
         if query.limit <= 0:
             return []
+        if self.scope == "bank":
+            # The query names the incident's namespace; on a bank-wide scope every namespace answers.
+            query = dataclasses.replace(query, namespace=None)
         if await self._index_serves():
             assert self._index is not None
             return await self._index.recall(query)
