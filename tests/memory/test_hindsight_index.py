@@ -213,3 +213,34 @@ async def test_one_client_serves_every_call_in_a_loop_and_closes_with_the_backen
     assert not session.closed
     await memory.close()
     assert session.closed
+
+
+async def test_a_poll_reads_again_only_what_changed_since_the_last(hindsight_server: Any, history: Any) -> None:
+    """Each poll lists the last POLL_OVERLAP of writes again; those unchanged are not parsed and indexed again."""
+    shared = bank()
+    indexed = HindsightMemory(hindsight_server.url, bank=shared, poll_interval=3600)  # polled by hand here
+    elsewhere = HindsightMemory(hindsight_server.url, bank=shared, index=False)
+    try:
+        await elsewhere.remember_many(history.memories[:FIRST])
+        await indexed.refresh()
+        await indexed.refresh()  # a poll after the first listing: the same documents, all within the overlap
+        assert indexed._index is not None
+        written: list[list[str]] = []
+        into_index = indexed._index.remember_many
+
+        async def noted(memories: Any) -> None:
+            written.append([m.incident for m in memories])
+            await into_index(memories)
+
+        indexed._index.remember_many = noted  # type: ignore[method-assign]
+        await indexed.refresh()
+        assert written == []
+        new = history.memories[FIRST]
+        await elsewhere.remember(new)
+        await indexed.refresh()
+        assert written == [[new.incident]]
+        assert await indexed.get(new.incident, new.namespace) == new
+        assert await indexed.count() == FIRST + 1
+    finally:
+        await indexed.close()
+        await elsewhere.close()

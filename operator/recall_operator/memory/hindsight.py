@@ -278,6 +278,9 @@ class HindsightMemory:
         self._newest: datetime | None = None  # the newest `updated_at` seen (the server's clock)
         self._foreign = 0  # documents in the bank that this operator cannot read (not its own)
         self._listed_at = 0.0  # time.monotonic() of the last whole listing
+        # The `updated_at` of each document listed within the poll overlap: every poll
+        # reads those again, and one unchanged since is not parsed and written again.
+        self._stamps: dict[tuple[str, str], datetime] = {}
         # Writes made here, by generation: a listing fetched before a write must not undo it.
         self._generation = 0
         self._written: dict[tuple[str, str], int] = {}
@@ -668,6 +671,8 @@ class HindsightMemory:
         self._foreign = foreign
         self._listed_at = time.monotonic()
         self._note_newest(listed)
+        self._stamps = {}
+        self._note_stamps(listed)
         # Generations up to `since` are settled: the listing saw them.
         self._written = {k: g for k, g in self._written.items() if g > since}
 
@@ -707,7 +712,7 @@ class HindsightMemory:
             assert page is not None  # only the count, asked for on the first page alone, may be None
             if counted is not None:
                 total = counted.total
-            changed.extend(i for i in map(_listed, page.items) if i is not None)
+            changed.extend(i for i in map(_listed, (i for i in page.items if not self._unchanged(i))) if i is not None)
             offset += len(page.items)
             if not page.items or offset >= page.total:
                 break
@@ -716,8 +721,27 @@ class HindsightMemory:
         if fresh:
             await index.remember_many(fresh)  # an unchanged memory is left alone
         self._note_newest(changed)
+        self._note_stamps(changed)
         self._written = {k: g for k, g in self._written.items() if g > since}
         return total
+
+    def _unchanged(self, item: Any) -> bool:
+        """Whether a listed document is one an earlier poll read at this same `updated_at` (no need to parse it)."""
+        meta = item.document_metadata or {}
+        namespace, incident = meta.get("namespace"), meta.get("incident")
+        if not isinstance(namespace, str) or not isinstance(incident, str):
+            return False
+        seen = self._stamps.get((namespace, incident))
+        return seen is not None and seen == parse_time(item.updated_at)
+
+    def _note_stamps(self, listed: list[_Listed]) -> None:
+        """Remember when each listed document changed last, for as long as polls read it again."""
+        for i in listed:
+            if i.updated_at is not None:
+                self._stamps[i.key] = i.updated_at
+        if self._newest is not None:
+            oldest = self._newest - POLL_OVERLAP
+            self._stamps = {k: t for k, t in self._stamps.items() if t >= oldest}
 
     def _note_newest(self, listed: list[_Listed]) -> None:
         moments = [i.updated_at for i in listed if i.updated_at is not None]
