@@ -139,7 +139,7 @@ def runbook_for_fix(
         return None
     query = [w for p in precedents for w in fix_words(p)] + incident_words(spec)
     scorer = LexicalScorer([runbook_words(catalog[n]) for n in names])
-    relevance, best = max((scorer.relevance(query, i), n) for i, n in enumerate(names))
+    relevance, best = max(zip(scorer.relevances(query), names))
     if relevance < FIX_MATCH_BAR:
         return None
     return FixMatch(best, round(relevance, 3), tuple(p.incident for p in precedents))

@@ -96,7 +96,12 @@ def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str])
     names = list(runbooks)
     last: dict[str, tuple[str, str]] = {}
     for memory in sorted(precedents, key=lambda m: m.resolved_at):
+        # runbook_outcome is None for a runbook its actions never name and it
+        # does not record; skipping those first keeps this cheap on a big catalog.
+        said = " ".join(a.action for a in memory.resolution.actions)
         for rb in names:
+            if rb != memory.resolution.runbook and rb not in said:
+                continue
             result = runbook_outcome(memory.resolution, rb)
             if result is not None:
                 last[rb] = (result, memory.incident)

@@ -236,12 +236,10 @@ def contradiction_sides(
             ))
             for _, ms in groups
         ]
-        scorer = LexicalScorer(documents)
-        query = incident_words(incident.spec)
+        conditions = LexicalScorer(documents).relevances(incident_words(incident.spec))
         sides = [
-            Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms),
-                 round(scorer.relevance(query, i), 3))
-            for i, (rb, ms) in enumerate(groups)
+            Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms), round(condition, 3))
+            for (rb, ms), condition in zip(groups, conditions)
         ]
         newest = {side.runbook: max(by_name[m].memory.resolved_at for m in side.memories) for side in sides}
         out.append(sorted(sides, key=lambda sd: (-sd.condition, -newest[sd.runbook].timestamp())))

@@ -235,10 +235,12 @@ class LexicalScorer:
     def _score(self, idfs: Mapping[str, float], doc: Mapping[str, int], length: int) -> float:
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (self.avg_length or 1.0))
         score = 0.0
-        for term, idf in idfs.items():
-            tf = doc.get(term, 0)
+        # Only the terms the document has add anything; they are taken in the
+        # query's order, so the sum is the same float as over every term.
+        for term in filter(doc.__contains__, idfs):
+            tf = doc[term]
             if tf:
-                score += idf * tf * (BM25_K1 + 1) / (tf + norm)
+                score += idfs[term] * tf * (BM25_K1 + 1) / (tf + norm)
         return score
 
     def relevance(self, query: Sequence[str], index: int) -> float:
