@@ -294,17 +294,18 @@ def gather(
     precedents = [s for s in scored if s.similarity >= settings.novel_bar or recognised(s)]
     unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys()))
     described: dict[str, FixMatch] = {}
+    looked_up: dict[str, FixMatch | None] = {}
 
     def fix_of(memory: EpisodicMemory) -> str | None:
         """The runbook a precedent stands for: the one it ran, or the one that describes its manual fix."""
         if memory.resolution.runbook is not None:
             return memory.resolution.runbook
-        if memory.incident not in described:
-            match = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable)
-            if match is None:
-                return None
-            described[memory.incident] = match
-        return described[memory.incident].runbook
+        if memory.incident not in looked_up:  # asked once per precedent, the misses too
+            looked_up[memory.incident] = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable)
+            if looked_up[memory.incident] is not None:
+                described[memory.incident] = looked_up[memory.incident]
+        match = looked_up[memory.incident]
+        return match.runbook if match else None
 
     # Contradictions: the side nearest this incident speaks; the others' votes
     # and failures belong to other conditions.
