@@ -301,9 +301,10 @@ def gather(
         if memory.resolution.runbook is not None:
             return memory.resolution.runbook
         if memory.incident not in looked_up:  # asked once per precedent, the misses too
-            looked_up[memory.incident] = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable)
-            if looked_up[memory.incident] is not None:
-                described[memory.incident] = looked_up[memory.incident]
+            found = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable)
+            looked_up[memory.incident] = found
+            if found is not None:
+                described[memory.incident] = found
         match = looked_up[memory.incident]
         return match.runbook if match else None
 
