@@ -220,13 +220,13 @@ class LexicalScorer:
         """The query's terms' IDF, looked up once for a pass over every document.
 
         The terms not asked about before are counted in one pass over the pool,
-        each document intersected with them as sets (in C, not term by term).
+        each document intersected with them as a set (in C, not term by term).
         """
         new = set(query).difference(self._idf)
         if new:
             df = dict.fromkeys(new, 0)
             for d in self.documents:
-                for term in d.keys() & new:
+                for term in new.intersection(d):
                     df[term] += 1
             for term, c in df.items():
                 self._idf[term] = self.unseen_idf if c == 0 else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
