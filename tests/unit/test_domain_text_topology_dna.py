@@ -99,6 +99,13 @@ def test_neighbours_are_callees_and_callers(service: str, neighbours: set[str]) 
     assert TOPOLOGY.neighbours(service) == neighbours
 
 
+def test_neighbours_of_a_service_named_only_as_a_dependency_and_of_one_that_calls_itself() -> None:
+    graph = Topology.parse("api: {dependsOn: [db, api]}\nworker: {dependsOn: [db]}\n")
+    assert graph.neighbours("db") == {"api", "worker"}  # no entry of its own: its callers only
+    assert graph.neighbours("api") == {"db"}  # a service is never its own neighbour
+    assert graph.neighbours("worker") == {"db"}
+
+
 @pytest.mark.parametrize(
     ("a", "b", "relation"),
     [

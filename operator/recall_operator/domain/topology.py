@@ -39,8 +39,17 @@ class Topology:
 
     def neighbours(self, service: str) -> frozenset[str]:
         """Services adjacent to `service`: the ones it calls and the ones that call it."""
-        callers = {s for s, deps in self.depends_on.items() if service in deps}
-        return frozenset(self.depends_on.get(service, frozenset()) | callers) - {service}
+        return self._adjacent.get(service, frozenset())
+
+    @functools.cached_property
+    def _adjacent(self) -> dict[str, frozenset[str]]:
+        """Every named service's neighbours, worked out once: scoring asks for them per candidate."""
+        adjacent: dict[str, set[str]] = {}
+        for service, deps in self.depends_on.items():
+            adjacent.setdefault(service, set()).update(deps)
+            for dep in deps:
+                adjacent.setdefault(dep, set()).add(service)
+        return {service: frozenset(near - {service}) for service, near in adjacent.items()}
 
     def relation(self, a: str, b: str) -> Relation:
         if a == b:
