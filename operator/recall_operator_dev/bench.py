@@ -405,6 +405,22 @@ async def measure_replay(dataset: Path, backend: str, hindsight_url: str | None)
     return round(result["incidents"] / (time.perf_counter() - t0), 1)
 
 
+def not_measured(skipped: list[int], largest: int, fill_s: dict[str, float]) -> dict[str, str]:
+    """Why each size above --hindsight-max was left out, in the fill rate this run measured.
+
+    A Hindsight server embeds and links every memory it stores; at the rate
+    measured up to `largest`, the larger banks would take the time said here.
+    """
+    ms = fill_s[str(largest)] * 1000 / largest
+    out = {}
+    for count in skipped:
+        minutes = (count - largest) * ms / 60_000
+        out[str(count)] = (f"not measured: {largest} memories were written at {ms:.0f} ms each in bulk, so the "
+                           f"{count - largest} more would take about {minutes:.0f} min (raise --hindsight-max to wait)")
+        print(f"  hindsight        {count:>7} memories: {out[str(count)]}", file=sys.stderr)
+    return out
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="measure recall at scale, reconcile latency and an alert storm")
     p.add_argument("--quick", action="store_true", help="stop at 10k memories and smaller samples (a few minutes)")
@@ -453,6 +469,9 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     if args.hindsight_url:
         hs_counts = [c for c in counts if c <= args.hindsight_max]
         scale.update(await measure_hindsight(args.hindsight_url, hs_counts, base, queries=50 if args.quick else 200))
+        skipped = [c for c in counts if c > args.hindsight_max]
+        if hs_counts and skipped:
+            result["hindsight_not_measured"] = not_measured(skipped, hs_counts[-1], scale["hindsight"]["fill_s"])
     for key in SCALE_FIGURES:
         result[key] = {b: figures[key] for b, figures in scale.items() if figures[key]}
     result["replay_incidents_per_s"] = {"embedded": await measure_replay(args.dataset, "embedded", None)}
@@ -479,6 +498,8 @@ def report(result: dict[str, Any]) -> str:
         for count, frames in sizes.items():
             lines.append(f"{'profile':<24} {backend:<10} {count}: recall + scoring, top {len(frames)} frames (self)")
             lines += [f"{'':<36}{100 * f['share']:5.1f}%  {f['frame']}" for f in frames]
+    for count, why in result.get("hindsight_not_measured", {}).items():
+        lines.append(f"{'hindsight':<24} {count}: {why}")
     lines.append(f"{'replay_incidents_per_s':<24} " + ", ".join(f"{b}: {v}" for b, v in result["replay_incidents_per_s"].items()))
     if result.get("panel_render_ms"):
         panel = result["panel_render_ms"]

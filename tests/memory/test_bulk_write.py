@@ -146,3 +146,12 @@ async def _stored(memory: HindsightMemory, m: EpisodicMemory) -> dict[str, Any]:
         "document": {k: doc[k] for k in DOCUMENT_FIELDS} | {"tags": sorted(doc["tags"])},
         "units": [{k: u[k] for k in UNIT_FIELDS} | {"tags": sorted(u["tags"])} for u in units],
     }
+
+
+def test_the_bench_says_why_a_larger_hindsight_bank_was_not_written_in_the_rate_it_measured() -> None:
+    from recall_operator_dev.bench import not_measured
+
+    why = not_measured([100_000], 10_000, {"10000": 800.0})
+    assert list(why) == ["100000"]
+    # 80 ms a memory, as measured up to 10k: the 90k more take 120 minutes.
+    assert "80 ms each" in why["100000"] and "about 120 min" in why["100000"]
