@@ -13,13 +13,14 @@ replaced by one that counts its calls and answers with the spec's generation.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import kopf
 import pytest
 
 from recall_operator.api import API_VERSION, GROUP, VERSION
-from recall_operator.handlers import incident
+from recall_operator.handlers import incident, lifecycle
 from recall_operator.kube import status as st
 
 pytestmark = pytest.mark.integration
@@ -158,3 +159,158 @@ def test_only_spec_status_generation_uid_and_opener_are_an_answer_s_input() -> N
     assert not same(SPEC, {}, meta, SPEC, {}, {**meta, "generation": 2})
     assert not same(SPEC, {}, meta, SPEC, {}, {**meta, "uid": "v"})
     assert not same(SPEC, {}, meta, SPEC, {}, {**meta, "annotations": {"recall.dev/opened-by": "alice"}})
+
+
+# -- phase and Ready with the first answer; Events behind the answers ---------------------------
+
+TRIAGED = {"type": "Triaged", "status": "True", "reason": "Novel", "message": "novel: nothing similar"}
+
+
+class NovelAnswers:
+    """Answers every spec as `novel` (the recall and the gate are tested elsewhere)."""
+
+    def __init__(self, warning: str = "") -> None:
+        self.warning = warning
+
+    async def evaluate(self, name: str, namespace: str, spec: Any, status: Any, meta: Any, memo: Any,
+                       indexes: Any) -> st.StatusChange:
+        rec = {"mode": "novel", "similarity": 0, "actionability": 0, "warnings": [self.warning] if self.warning else []}
+        conditions = [c for c in status.get("conditions") or [] if c["type"] != "Triaged"] + [TRIAGED]
+        wanted = {"observedGeneration": meta["generation"], "recommendation": rec, "conditions": conditions}
+        return st.StatusChange(st.only_changes(status, wanted), [TRIAGED] if "conditions" not in status else [])
+
+
+class Applies:
+    """Notes the field manager of each status apply, then sends it to the API server."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from recall_operator.kube import client as kube_client
+
+        self.managers: list[str] = []
+        real = kube_client.apply_status
+
+        def apply_status(*args: Any, **kwargs: Any) -> Any:
+            self.managers.append(args[8])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(incident, "apply_status", apply_status)
+        monkeypatch.setattr(lifecycle, "apply_status", apply_status)
+
+
+def _lifecycle_event(memo: kopf.Memo, namespace: str, seen: dict[str, Any]) -> None:
+    asyncio.run(lifecycle.lifecycle_event(type="MODIFIED", name=NAME, namespace=namespace, spec=seen.get("spec") or {},
+                                          status=seen.get("status") or {}, meta=seen["metadata"], memo=memo))
+
+
+def _status_managers(seen: dict[str, Any]) -> set[str]:
+    return {m["manager"] for m in seen["metadata"]["managedFields"] if m.get("subresource") == "status"}
+
+
+def test_a_new_incident_s_answer_and_its_phase_are_one_status_write(
+    monkeypatch: pytest.MonkeyPatch, objects: Any, k8s_api: Any, namespace: str, created: dict[str, Any]
+) -> None:
+    monkeypatch.setattr(incident, "evaluate", NovelAnswers().evaluate)
+    applies = Applies(monkeypatch)
+    memo = _memo(k8s_api)
+    _lifecycle_event(memo, namespace, created)  # the create's event: nothing to sum up yet
+    _event(memo, namespace, created, "ADDED")
+    seen = _get(objects, namespace)
+    assert applies.managers == [st.TRIAGE_MANAGER]
+    assert seen["status"]["phase"] == "Triaged"
+    ready = next(c for c in seen["status"]["conditions"] if c["type"] == "Ready")
+    assert (ready["status"], ready["reason"], ready["observedGeneration"]) == ("False", "NeedsDecision", 1)
+    # The answer's own event: the lifecycle writer finds its fields already right.
+    _lifecycle_event(memo, namespace, seen)
+    assert applies.managers == [st.TRIAGE_MANAGER]
+    assert _status_managers(_get(objects, namespace)) == {st.TRIAGE_MANAGER}
+
+
+def test_the_two_writers_of_phase_never_remove_each_other_s(
+    monkeypatch: pytest.MonkeyPatch, objects: Any, k8s_api: Any, namespace: str, created: dict[str, Any]
+) -> None:
+    from recall_operator.kube.client import apply_status
+
+    applies = Applies(monkeypatch)
+    memo = _memo(k8s_api)
+    monkeypatch.setattr(incident, "evaluate", NovelAnswers().evaluate)
+    _event(memo, namespace, created, "ADDED")
+    # A person rejects the plan (the execution's writer): the lifecycle writer moves the phase.
+    seen = _get(objects, namespace)
+    apply_status(k8s_api, GROUP, VERSION, "incidents", "Incident", namespace, NAME,
+                 {"execution": {"state": "Stopped", "reason": "rejected by alice"}}, st.EXECUTION_MANAGER)
+    _lifecycle_event(memo, namespace, _get(objects, namespace))
+    seen = _get(objects, namespace)
+    assert applies.managers == [st.TRIAGE_MANAGER, st.LIFECYCLE_MANAGER]
+    assert seen["status"]["phase"] == "Triaged"
+    assert next(c for c in seen["status"]["conditions"] if c["type"] == "Ready")["reason"] == "PlanRejected"
+    # Triage answers again (the re-evaluation loop, a new warning): it sends the phase the
+    # lifecycle gives for what it writes, so the phase stays, and Ready with it.
+    monkeypatch.setattr(incident, "evaluate", NovelAnswers("memory is slow").evaluate)
+    assert asyncio.run(incident.reevaluate({**seen, "metadata": seen["metadata"]}, memo, INDEXES))
+    after = _get(objects, namespace)
+    assert after["status"]["recommendation"]["warnings"] == ["memory is slow"]
+    assert after["status"]["phase"] == "Triaged"
+    assert next(c for c in after["status"]["conditions"] if c["type"] == "Ready")["reason"] == "PlanRejected"
+    _lifecycle_event(memo, namespace, after)
+    assert applies.managers == [st.TRIAGE_MANAGER, st.LIFECYCLE_MANAGER, st.TRIAGE_MANAGER]
+    # The execution's record goes: the lifecycle writer, the only one to see it, sets the phase back.
+    apply_status(k8s_api, GROUP, VERSION, "incidents", "Incident", namespace, NAME, {}, st.EXECUTION_MANAGER)
+    _lifecycle_event(memo, namespace, _get(objects, namespace))
+    final = _get(objects, namespace)
+    assert "execution" not in final["status"] and final["status"]["phase"] == "Triaged"
+    assert next(c for c in final["status"]["conditions"] if c["type"] == "Ready")["reason"] == "NeedsDecision"
+
+
+def _events_about(k8s_api: Any, namespace: str) -> list[dict[str, Any]]:
+    from kubernetes import client
+
+    found = client.CoreV1Api(k8s_api).list_namespaced_event(
+        namespace, field_selector=f"involvedObject.name={NAME}", _preload_content=False)
+    import json
+
+    items: list[dict[str, Any]] = json.loads(found.data)["items"]
+    return items
+
+
+def test_answer_events_wait_for_a_quiet_moment_and_a_stopping_operator_posts_them(
+    monkeypatch: pytest.MonkeyPatch, objects: Any, k8s_api: Any, namespace: str, created: dict[str, Any]
+) -> None:
+    monkeypatch.setattr(incident, "evaluate", NovelAnswers().evaluate)
+    memo = _memo(k8s_api)
+
+    async def go() -> list[dict[str, Any]]:
+        # Answers keep coming (never quiet, and no Event old enough): the Event waits.
+        memo.events = incident.EventOutbox(quiet=3600, longest=3600)
+        poster = asyncio.create_task(memo.events.run())
+        await incident.incident_reconcile(event={"type": "ADDED"}, body=created, name=NAME, namespace=namespace,
+                                          spec=created["spec"], status={}, meta=created["metadata"], memo=memo,
+                                          **INDEXES)
+        assert memo.events.waiting == 1
+        await asyncio.sleep(0.2)
+        waited = await asyncio.to_thread(_events_about, k8s_api, namespace)
+        poster.cancel()  # the operator stops: what waits is posted first
+        with pytest.raises(asyncio.CancelledError):
+            await poster
+        return waited
+
+    assert asyncio.run(go()) == []
+    [event] = _events_about(k8s_api, namespace)
+    assert memo.events.waiting == 0
+    assert event["reason"] == "Novel" and event["type"] == "Normal"
+    assert event["message"].startswith("Triaged=True (Novel)")
+    assert event["involvedObject"]["uid"] == created["metadata"]["uid"]
+
+
+def test_a_waiting_event_is_due_after_a_quiet_moment_or_when_it_is_old() -> None:
+    now = [100.0]
+    outbox = incident.EventOutbox(quiet=1.0, longest=10.0, clock=lambda: now[0])
+    assert outbox.wait_for() == float("inf")
+    body = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": NAME, "namespace": "ns", "uid": "u"}}
+    change = st.StatusChange({"observedGeneration": 1}, [TRIAGED])
+    outbox.answered()
+    outbox.add(None, body, change, datetime(2026, 1, 1, tzinfo=UTC))
+    assert outbox.wait_for() == 1.0
+    for _ in range(12):  # an answer every 0.9 s: never quiet, so only the age sets it free
+        now[0] += 0.9
+        outbox.answered()
+    assert now[0] - 100.0 > 10.0 and outbox.wait_for() == 0.0

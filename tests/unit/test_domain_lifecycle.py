@@ -116,3 +116,38 @@ def test_the_lifecycle_writer_applies_phase_and_ready_only_when_they_change() ->
     written = {**novel, "phase": "Triaged", "conditions": [*novel["conditions"], ready]}
     assert lifecycle_status({}, written, 3, now) is None
     assert lifecycle_status({"resolution": RESOLUTION}, written, 4, now)["phase"] == "Resolved"
+
+
+def test_triage_sends_the_lifecycle_s_phase_and_ready_with_its_own_fields() -> None:
+    from datetime import UTC, datetime
+
+    from recall_operator.handlers.lifecycle import lifecycle_status
+    from recall_operator.kube import status as st
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    triage_body = {"observedGeneration": 2, "recommendation": ACTIONABLE, "conditions": [TRIAGED_OK]}
+    after = status(recommendation=ACTIONABLE, observedGeneration=2)
+    body = st.with_lifecycle(triage_body, {}, after, 2, now)
+    assert body["phase"] == "AwaitingApproval"
+    assert [c["type"] for c in body["conditions"]] == ["Triaged", "Ready"]
+    assert body["recommendation"] == ACTIONABLE and body["observedGeneration"] == 2
+    # What the server holds after that write leaves the lifecycle writer nothing to write.
+    held = {**after, "phase": body["phase"], "conditions": body["conditions"]}
+    assert lifecycle_status({}, held, 2, now) is None
+    # The decider is domain.lifecycle alone: both writers send its answer for the same status.
+    assert st.lifecycle_fields({}, after, 2, now) == lifecycle_status({}, after, 2, now)
+
+
+def test_no_phase_is_sent_when_the_lifecycle_gives_none_and_ready_keeps_its_transition_time() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from recall_operator.kube import status as st
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    invalid = {"conditions": [{"type": "Triaged", "status": "False", "reason": "InvalidSpec", "message": "bad"}]}
+    fields = st.lifecycle_fields({}, invalid, 1, now)
+    assert "phase" not in fields  # a phase sent before is removed by leaving it out
+    assert fields["conditions"][0]["reason"] == "InvalidSpec"
+    later = st.lifecycle_fields({}, {**invalid, "conditions": [*invalid["conditions"], *fields["conditions"]]}, 1,
+                                now + timedelta(minutes=5))
+    assert later["conditions"][0]["lastTransitionTime"] == now.isoformat()

@@ -1,11 +1,15 @@
-"""The one writer of status.phase and the Ready condition (domain.lifecycle decides them).
+"""The lifecycle writer: keeps status.phase and the Ready condition (domain.lifecycle decides them).
 
 Every Incident event recomputes both from the event's spec and status; only a
 difference is written, with the lifecycle's own field manager and guarded by
 the event's resourceVersion. A write that loses to a newer version is
 dropped: that newer version comes as an event of its own and is summed up then.
-Registered by the execution handlers' `register`, so every operator that can
-run anything (and the tests' execution-only operator) keeps the phase.
+Triage sends the same two fields with each of its writes (kube.status,
+lifecycle_fields), so after a new Incident's first answer there is nothing
+left here to write; what moves them later (the execution, a spec edit, an
+outcome) is written here. Registered by the execution handlers' `register`,
+so every operator that can run anything (and the tests' execution-only
+operator) keeps the phase.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 import kopf
 
 from recall_operator.api import GROUP, VERSION, namespaced
-from recall_operator.domain.conditions import condition, set_condition
+from recall_operator.domain.conditions import condition
 from recall_operator.domain.lifecycle import lifecycle
 from recall_operator.handlers import clock
 from recall_operator.kube import status as st
@@ -38,8 +42,7 @@ def lifecycle_status(spec: Mapping[str, Any], status: Mapping[str, Any], generat
             and old.get("message") == want.message and old.get("observedGeneration") == generation)
     if same and status.get("phase") == want.phase:
         return None
-    new, _changed = set_condition(conditions, st.READY, want.ready, want.reason, want.message, generation, now)
-    return st.owned_status({}, {"phase": want.phase, "conditions": new}, st.LIFECYCLE_KEYS, st.LIFECYCLE_CONDITIONS)
+    return st.lifecycle_fields(spec, status, generation, now)
 
 
 async def lifecycle_event(type: str | None, name: str, namespace: str | None, spec: Mapping[str, Any],

@@ -17,6 +17,7 @@ from typing import Any
 from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import Dimension
+from recall_operator.domain.lifecycle import lifecycle
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.plan import Plan
 from recall_operator.domain.recommend import Assessment, Match, Recommendation
@@ -41,6 +42,18 @@ EXECUTION_CONDITIONS = (EXECUTING,)
 LIFECYCLE_MANAGER = "recall-lifecycle"
 LIFECYCLE_KEYS = ("phase",)
 LIFECYCLE_CONDITIONS = (READY,)
+# Phase and Ready have two writers and one decider. domain.lifecycle decides
+# them from the spec and the rest of status. Triage sends its answer for the
+# status it is writing with every write of its own (lifecycle_fields), so a new
+# Incident's first answer and its phase are one write, not two; the lifecycle
+# writer (handlers.lifecycle) sends them when anything else moved them (the
+# execution, a spec edit, a person). Every write of either is guarded by the
+# resourceVersion it computed from, so neither can put a phase that disagrees
+# with the status it lands on. How the API server shares the fields: a writer
+# that sends the value another already holds becomes a co-owner; a different
+# value, forced, moves the field to the writer that sent it. A field is removed
+# only when every owner stops sending it, and triage never stops while the
+# lifecycle gives a phase, so neither writer can remove the other's phase.
 
 # How many incidents a Runbook remembers having counted: a consolidation that
 # is retried after a crash finds itself here and is not counted twice. A retry
@@ -75,6 +88,29 @@ def owned_status(current: Mapping[str, Any], changes: Mapping[str, Any], keys: S
     own = [prune_none(c) for c in conditions if c.get("type") in condition_types]
     if own:
         out["conditions"] = own
+    return out
+
+
+def lifecycle_fields(spec: Mapping[str, Any], status: Mapping[str, Any], generation: int,
+                     now: datetime) -> dict[str, Any]:
+    """phase and the Ready condition as domain.lifecycle gives them for `status`, in an apply's shape.
+
+    A phase of None (not triaged, an unreadable spec) is left out, which removes
+    one this writer sent before; Ready keeps its transition time while its
+    status stays the same.
+    """
+    want = lifecycle(spec, status)
+    conditions, _changed = set_condition(status.get("conditions") or [], READY, want.ready, want.reason,
+                                         want.message, generation, now)
+    return owned_status({}, {"phase": want.phase, "conditions": conditions}, LIFECYCLE_KEYS, LIFECYCLE_CONDITIONS)
+
+
+def with_lifecycle(body: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any], generation: int,
+                   now: datetime) -> dict[str, Any]:
+    """A writer's apply `body` plus phase and Ready as they follow from `status`, the status that apply leaves."""
+    fields = lifecycle_fields(spec, status, generation, now)
+    out = {**body, **{k: v for k, v in fields.items() if k != "conditions"}}
+    out["conditions"] = [*(body.get("conditions") or []), *fields["conditions"]]
     return out
 
 
