@@ -244,3 +244,38 @@ async def test_a_poll_reads_again_only_what_changed_since_the_last(hindsight_ser
     finally:
         await indexed.close()
         await elsewhere.close()
+
+
+async def test_a_document_kept_back_for_a_write_made_here_is_read_again_at_the_next_poll(
+    hindsight_server: Any, history: Any
+) -> None:
+    """A poll that listed a document while this operator wrote it keeps its own write; the next poll reads it again.
+
+    If the other write landed on the server after ours, the server's version is
+    the other one, and the index must come to hold it at the next poll, not at
+    the next whole listing.
+    """
+    shared = bank()
+    indexed = HindsightMemory(hindsight_server.url, bank=shared, poll_interval=3600)  # polled by hand here
+    elsewhere = HindsightMemory(hindsight_server.url, bank=shared, index=False)
+    try:
+        await elsewhere.remember_many(history.memories[:FIRST])
+        await indexed.refresh()
+        mine = history.memory("inc-0004")
+        theirs = mine.model_copy(
+            update={"resolution": mine.resolution.model_copy(update={"summary": "Written last, by another cluster."})}
+        )
+        await elsewhere.remember(theirs)
+        # As if this operator wrote inc-0004 while that poll was listing: its own write is kept back.
+        assert indexed._index is not None
+        since = indexed._generation
+        indexed._generation += 1
+        indexed._written[(mine.namespace, mine.incident)] = indexed._generation
+        await indexed._list_changes(indexed._index, since)
+        assert await indexed._index.get(mine.incident, mine.namespace) == mine
+
+        await indexed.refresh()
+        assert await indexed.get(mine.incident, mine.namespace) == theirs
+    finally:
+        await indexed.close()
+        await elsewhere.close()

@@ -672,7 +672,8 @@ class HindsightMemory:
         self._listed_at = time.monotonic()
         self._note_newest(listed)
         self._stamps = {}
-        self._note_stamps(listed)
+        # Not what was kept back for a write made here meanwhile: the next poll must read those again.
+        self._note_stamps([i for i in listed if i.key not in keep])
         # Generations up to `since` are settled: the listing saw them.
         self._written = {k: g for k, g in self._written.items() if g > since}
 
@@ -721,7 +722,8 @@ class HindsightMemory:
         if fresh:
             await index.remember_many(fresh)  # an unchanged memory is left alone
         self._note_newest(changed)
-        self._note_stamps(changed)
+        # Not what was kept back for a write made here meanwhile: the next poll must read those again.
+        self._note_stamps([i for i in changed if i.key not in keep])
         self._written = {k: g for k, g in self._written.items() if g > since}
         return total
 
