@@ -1,5 +1,6 @@
 """The bridge's writer against the real API server: a new alert is created, a re-fire patched,
-one it wrote before patched first, one deleted since created again.
+one it wrote before patched first (or, with no news within a minute, only read), one deleted
+since created again.
 
 The writer's client is the real one; a thin recorder in front of it notes each
 call's verb, so the tests can tell a re-fire's patch from a create refused as
@@ -36,17 +37,40 @@ class Recorder:
         self.calls.append(("patch", args[4]))
         return self.real.patch_namespaced_custom_object(*args, **kwargs)
 
+    def get_namespaced_custom_object(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append(("get", args[4]))
+        return self.real.get_namespaced_custom_object(*args, **kwargs)
 
-def _item(name: str, namespace: str, firing: str = "firing") -> AlertIncident:
-    manifest = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": name, "namespace": namespace},
+
+SEEN = "recall.dev/alert-last-seen-at"
+
+
+def _item(name: str, namespace: str, firing: str = "firing", seen: str = "2026-01-01T00:00:00Z") -> AlertIncident:
+    annotations = {"recall.dev/alert-status": firing, SEEN: seen}
+    manifest = {"apiVersion": API_VERSION, "kind": "Incident",
+                "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
                 "spec": {"service": "checkout", "title": f"alert {name}", "severity": "high"}}
-    return AlertIncident(name=name, status=firing, manifest=manifest,
-                         patch={"metadata": {"annotations": {"recall.dev/alert-status": firing}}})
+    return AlertIncident(name=name, status=firing, manifest=manifest, patch={"metadata": {"annotations": annotations}})
+
+
+class Clock:
+    """The writer's clock, moved by the test (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture
-def writer(k8s_api: Any, namespace: str) -> Iterator[tuple[IncidentWriter, Recorder]]:
-    w = IncidentWriter(k8s_api, namespace, workers=2)
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def writer(k8s_api: Any, namespace: str, clock: Clock) -> Iterator[tuple[IncidentWriter, Recorder]]:
+    w = IncidentWriter(k8s_api, namespace, workers=2, clock=clock)
     recorder = Recorder(w._api)
     w._api = recorder
     yield w, recorder
@@ -98,12 +122,39 @@ def test_an_incident_deleted_since_the_bridge_wrote_it_is_created_again(
     from kubernetes import client
 
     w, api = writer
-    _write(w, _item("alert-c", namespace))
-    client.CustomObjectsApi(k8s_api).delete_namespaced_custom_object(GROUP, VERSION, namespace, "incidents", "alert-c")
+    _write(w, _item("alert-c", namespace), _item("alert-e", namespace))
+    for name in ("alert-c", "alert-e"):
+        client.CustomObjectsApi(k8s_api).delete_namespaced_custom_object(GROUP, VERSION, namespace, "incidents", name)
     api.calls.clear()
-    assert _write(w, _item("alert-c", namespace)) == ["created"]
-    assert api.calls == [("patch", "alert-c"), ("create", "alert-c")]
+    # A re-fire with news (resolved) is patched first; one with none is read: either finds it gone.
+    assert _write(w, _item("alert-c", namespace, "resolved"), _item("alert-e", namespace, seen="2026-01-01T00:00:09Z")) \
+        == ["created", "created"]
+    assert api.calls == [("patch", "alert-c"), ("create", "alert-c"), ("get", "alert-e"), ("create", "alert-e")]
     assert _get(k8s_api, namespace, "alert-c")["spec"]["title"] == "alert alert-c"
+    assert _get(k8s_api, namespace, "alert-e")["metadata"]["annotations"][SEEN] == "2026-01-01T00:00:09Z"
+
+
+def test_a_refire_with_no_news_is_read_not_written_until_a_minute_after_the_last_write(
+    writer: tuple[IncidentWriter, Recorder], clock: Clock, k8s_api: Any, namespace: str
+) -> None:
+    w, api = writer
+    assert _write(w, _item("alert-f", namespace)) == ["created"]
+    version = _get(k8s_api, namespace, "alert-f")["metadata"]["resourceVersion"]
+    clock.now += 30
+    assert _write(w, _item("alert-f", namespace, seen="2026-01-01T00:00:30Z")) == ["unchanged"]
+    clock.now += 29  # still within a minute of the write, though 29 s after the last re-fire
+    assert _write(w, _item("alert-f", namespace, seen="2026-01-01T00:00:59Z")) == ["unchanged"]
+    found = _get(k8s_api, namespace, "alert-f")
+    assert found["metadata"]["resourceVersion"] == version  # nothing was written
+    assert found["metadata"]["annotations"][SEEN] == "2026-01-01T00:00:00Z"
+    clock.now += 2
+    assert _write(w, _item("alert-f", namespace, seen="2026-01-01T00:01:01Z")) == ["updated"]
+    assert _get(k8s_api, namespace, "alert-f")["metadata"]["annotations"][SEEN] == "2026-01-01T00:01:01Z"
+    # News is written at once, however soon: the alert resolved.
+    assert _write(w, _item("alert-f", namespace, "resolved", seen="2026-01-01T00:01:02Z")) == ["updated"]
+    assert api.calls == [("create", "alert-f"), ("get", "alert-f"), ("get", "alert-f"), ("patch", "alert-f"),
+                         ("patch", "alert-f")]
+    assert _get(k8s_api, namespace, "alert-f")["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
 
 
 def test_a_refused_write_is_a_write_failure_and_the_name_is_not_remembered(
