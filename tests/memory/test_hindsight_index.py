@@ -58,8 +58,14 @@ async def test_an_outcome_confirmed_through_one_operator_is_recalled_by_another_
     try:
         await one.remember_many(history.memories[:FIRST])
         asking = query(history, "inc-0008")  # inc-0001 is its precedent: the same connection leak
-        before = {m.incident for m in await other.recall(asking)}
-        assert other.indexed and "inc-0001" in before
+
+        async def precedent_seen() -> bool:
+            return "inc-0001" in {m.incident for m in await other.recall(asking)}
+
+        # The other operator was up before those writes: its poll brings them, not its start-up listing
+        # (asking at once raced that poll when the machine was busy).
+        await eventually("the other operator recalls the first outcomes", precedent_seen, deadline=POLL + 10)
+        assert other.indexed
 
         # An outcome the other operator has not seen, asked for by its own words.
         new = history.memories[FIRST]
