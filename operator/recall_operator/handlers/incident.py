@@ -183,7 +183,10 @@ class EventOutbox:
                     _at, api, event = self._waiting.popleft()
                     await asyncio.to_thread(_post_event, api, event)
         except asyncio.CancelledError:
-            await asyncio.wait_for(asyncio.to_thread(self.flush), EVENT_FLUSH_SECONDS)
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.flush), EVENT_FLUSH_SECONDS)
+            except TimeoutError:
+                kopf_logger.warning(f"{self.waiting} answer events were not posted before the operator stopped")
             raise
 
     def flush(self) -> None:
