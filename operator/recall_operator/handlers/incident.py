@@ -196,8 +196,27 @@ class EventOutbox:
             _post_event(api, event)
 
 
+def _object_log(body: Mapping[str, Any]) -> logging.LoggerAdapter[logging.Logger]:
+    """A logger whose lines name the incident, as those Kopf gives a handler do (logs.py reads `k8s_ref`).
+
+    The re-evaluation loop has no Kopf logger of its own; k8s_skip keeps Kopf
+    from posting the line as an Event (the answer has its own).
+    """
+    meta = body.get("metadata") or {}
+    ref = {"apiVersion": body.get("apiVersion"), "kind": "Incident", "name": meta.get("name"),
+           "uid": meta.get("uid"), "namespace": meta.get("namespace")}
+    return logging.LoggerAdapter(logging.getLogger("kopf.objects"), {"k8s_ref": ref, "k8s_skip": True})
+
+
 async def _announce(memo: kopf.Memo, body: Mapping[str, Any], change: st.StatusChange) -> None:
-    """The Event of an answer just written: into the operator's outbox, or posted now when there is none."""
+    """The Event of an answer just written: into the operator's outbox, or posted now when there is none.
+
+    The answer is logged at once as well: one line per answer saying what its
+    Event will say, where Kopf's "succeeded" lines (logs.QuietSuccess) said
+    only that a handler ran.
+    """
+    for _type, reason, message in _events(change):
+        _object_log(body).info(f"{reason}: {message}")
     outbox: EventOutbox | None = memo.get("events")
     if outbox is None:  # the handlers called outside a running operator (tests)
         for type_, reason, message in _events(change):
