@@ -111,7 +111,8 @@ def _post_event(api: Any, event: Mapping[str, Any]) -> None:
     """Post one Event (blocking). Best effort: a refusal is logged, never raised."""
     try:
         # The client takes the body as it is, though typed for its own CoreV1Event model.
-        k8s_client.CoreV1Api(api).create_namespaced_event(event["metadata"]["namespace"], cast(Any, event))
+        k8s_client.CoreV1Api(api).create_namespaced_event(event["metadata"]["namespace"], cast(Any, event),
+                                                          _request_timeout=EVENT_POST_TIMEOUT)
     except Exception as exc:
         what = event["involvedObject"]
         kopf_logger.warning(f"could not post event {event['reason']} on {what['namespace']}/{what['name']}: {exc}")
@@ -123,6 +124,9 @@ EVENT_QUIET_SECONDS = 1.0
 EVENT_LONGEST_SECONDS = 10.0
 # How long a stopping operator spends posting the Events still waiting.
 EVENT_FLUSH_SECONDS = 5.0
+# One Event post that the API server does not answer in this long is given up
+# (logged), so a stalled API server cannot hold the outbox, or a stop, forever.
+EVENT_POST_TIMEOUT = 10
 
 
 class EventOutbox:
