@@ -97,6 +97,16 @@ class MemoryBackend(Protocol):
 
     async def count(self) -> int: ...
 
+    def revision(self) -> object:
+        """A value that changes whenever what `recall` and `get` can return may have changed; None: unknown.
+
+        Opaque, compared only with ==: two equal revisions mean every memory is
+        as it was, including memories another connection, process or operator
+        wrote. The re-evaluation loop skips an open incident whose answer was
+        worked out at the same revision (handlers.incident.must_reevaluate);
+        a backend that cannot tell says None, and every answer is worked out again.
+        """
+
     async def healthy(self) -> bool:
         """True when the backend answers; never raises."""
 

@@ -270,6 +270,8 @@ class EmbeddedMemory:
         self._parsed: OrderedDict[int, tuple[EpisodicMemory, MemoryFeatures | None]] = OrderedDict()
         self._seen: tuple[int, int] | None = None
         self._writes = 0
+        # Connections opened so far: a revision counts from its connection's opening.
+        self._opened = 0
 
     # -- the interface -------------------------------------------------------
 
@@ -297,6 +299,22 @@ class EmbeddedMemory:
 
     async def count(self) -> int:
         return int(self._query("SELECT count(*) FROM memories", [])[0][0])
+
+    def revision(self) -> object:
+        """What the file holds, as a value that changes with every write to it (MemoryBackend.revision).
+
+        The same test the parsed-memory cache makes (see `_load`): SQLite's
+        data_version moves when another connection or process commits, and
+        this connection's total_changes when this object writes. Both count
+        from the connection's opening, so the opening is part of the value. A
+        file that cannot be read has no revision (None: unknown).
+        """
+        with self._lock:
+            try:
+                conn = self._connection()
+                return (self._opened, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+            except (sqlite3.Error, MemoryUnavailable):
+                return None
 
     async def healthy(self) -> bool:
         try:
@@ -351,6 +369,7 @@ class EmbeddedMemory:
             except sqlite3.Error as exc:
                 raise MemoryUnavailable(f"cannot open memory file {self.path}: {exc}") from exc
             self._conn = conn
+            self._opened += 1
         return self._conn
 
     def _query(self, sql: str, params: list[object]) -> list[tuple[Any, ...]]:

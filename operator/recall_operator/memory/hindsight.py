@@ -583,6 +583,14 @@ class HindsightMemory:
         """True when recall is answered by the local index."""
         return self._index is not None and self._loaded and self._current
 
+    def revision(self) -> object:
+        """The local index's revision while it answers recall (MemoryBackend.revision); None while it does not.
+
+        Without the index the server answers, and what it holds is not known
+        here until asked: None says "unknown", so every answer is worked out again.
+        """
+        return self._index.revision() if self._index is not None and self.indexed else None
+
     # -- the local index ---------------------------------------------------------
 
     async def _index_serves(self) -> bool:
