@@ -170,3 +170,92 @@ def test_an_answer_that_failed_is_given_by_the_next_pass(
 
 def _reconcile_errors() -> float:
     return metrics.REGISTRY.get_sample_value("recall_reconcile_errors_total") or 0.0
+
+
+# -- a pass works an answer out again only when something it comes from changed ----------
+
+
+def _reevaluations(result: str) -> float:
+    return metrics.REGISTRY.get_sample_value("recall_reevaluations_total", {"result": result}) or 0.0
+
+
+ROLLBACK = {
+    "title": "Roll a deployment back to its previous revision", "services": ["checkout-api"], "symptoms": ["5xx"],
+    "steps": [{"name": "undo-rollout", "image": "bitnami/kubectl:1.29.4",
+               "command": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)"],
+               "dryRunCommand": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)", "--dry-run=server"],
+               "risk": "medium", "estimatedSeconds": 180}],
+}
+
+
+def _precedent(namespace: str) -> Any:
+    """A confirmed outcome of the same page, a day ago, fixed by rolling back: as another operator would write it."""
+    from datetime import UTC, datetime, timedelta
+
+    from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution
+
+    return EpisodicMemory(
+        incident="checkout-before", namespace=namespace,
+        spec=IncidentSpec.model_validate(_incident("checkout-before")["spec"]),
+        resolution=Resolution.model_validate({
+            "runbook": "k8s-rollback-deploy", "rootCause": "a bad deploy of checkout-api",
+            "summary": "rolled checkout-api back", "confirmedBy": "oncall-a",
+            "actions": [{"action": "run runbook k8s-rollback-deploy", "result": "succeeded"}]}),
+        resolved_at=datetime.now(UTC) - timedelta(days=1),
+    )
+
+
+def test_an_unchanged_open_incident_is_skipped_and_each_input_brings_it_back(
+    operator: Any, kubectl: Any, namespace: str, memory_path: Path, get_status: Any
+) -> None:
+    import asyncio
+
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    apply(kubectl, namespace, _incident("quiet"))
+    first = wait_for("a recommendation on quiet",
+                     lambda: (b := _body(kubectl, namespace, "quiet")).get("status", {}).get("recommendation") and b)
+    assert first["status"]["recommendation"]["mode"] == "novel" and not first["status"].get("matches")
+    evaluated, skipped = _reevaluations("evaluated"), _reevaluations("skipped")
+    # (a) Two passes come to it (the only open incident the operator serves) and leave it be:
+    # nothing it is worked out from changed since the watch handler answered it.
+    wait_for(f"two passes (every {incident.REEVALUATE_SECONDS:.0f} s) that skip quiet",
+             lambda: _reevaluations("skipped") >= skipped + 2)
+    assert _reevaluations("evaluated") == evaluated
+    assert _body(kubectl, namespace, "quiet")["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+
+    # (b) Memory: a confirmed outcome written by another connection to the store (another
+    # process or operator); no event of any kind tells the operator.
+    async def remember() -> None:
+        other = EmbeddedMemory(memory_path)
+        try:
+            await other.remember(_precedent(namespace))
+        finally:
+            await other.close()
+
+    asyncio.run(remember())
+    recalled = wait_for("quiet worked out again with the new memory",
+                        lambda: (s := get_status("quiet")).get("matches") and s)
+    assert recalled["matches"][0]["incident"] == "checkout-before"
+    assert recalled["matches"][0].get("stale") is None
+    assert recalled["recommendation"]["runbook"] == "k8s-rollback-deploy"
+    assert not recalled["recommendation"].get("steps"), "not in the catalog yet: no plan"
+    assert _reevaluations("evaluated") > evaluated
+
+    # A Runbook: the remembered fix is now in the catalog, with its steps.
+    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
+                               "metadata": {"name": "k8s-rollback-deploy"}, "spec": ROLLBACK})
+    offered = wait_for("quiet worked out again with the runbook",
+                       lambda: (s := get_status("quiet")).get("recommendation", {}).get("steps") and s)
+    assert [s["name"] for s in offered["recommendation"]["steps"]] == ["undo-rollout"]
+
+    # A migration: the remembered fix is stale on the new architecture.
+    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "ArchitectureMigration",
+                               "metadata": {"name": "checkout-to-mesh"},
+                               "spec": {"targetService": "checkout-api", "migrationDate": "2026-01-01",
+                                        "oldArch": "plain Deployments", "newArch": "a service mesh",
+                                        "impactedRunbooks": ["k8s-rollback-deploy"], "confidenceDeduction": 30}})
+    stale = wait_for("quiet worked out again with the migration",
+                     lambda: (s := get_status("quiet")).get("matches", [{}])[0].get("stale") and s)
+    assert stale["matches"][0]["stale"]["migration"] == "checkout-to-mesh"
+    assert stale["recommendation"]["mode"] != "actionable"

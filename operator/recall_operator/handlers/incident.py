@@ -20,6 +20,14 @@ the whole spec) after every answer, a second write per Incident that loaded
 the API server while the next Incident waited. What Kopf's diff told, whether
 this spec has its answer yet, status.observedGeneration tells. What Kopf's
 retry did, the loop does: an answer that failed is retried on its next pass.
+
+A pass works an open incident's answer out again only when something it is
+worked out from changed since the last time (`must_reevaluate`): the incident
+itself (its resourceVersion), memory (`MemoryBackend.revision`), the catalog
+entries of its namespace (the Kopf indexes the Context is made from), or the
+clock past the next moment a migration takes effect. Working out every open
+incident on every pass cost 5-10 ms of CPU each, while a new Incident created
+meanwhile waited behind the pass.
 """
 
 from __future__ import annotations
@@ -29,12 +37,13 @@ import dataclasses
 import logging
 import time
 from collections import deque
-from collections.abc import Mapping
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import kopf
 from kubernetes import client as k8s_client
+from prometheus_client import Counter
 from pydantic import ValidationError
 
 from recall_operator.api import GROUP, VERSION, namespaced
@@ -44,10 +53,10 @@ from recall_operator.domain.consolidation import current_outcome, empty_outcome,
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
 from recall_operator.domain.grounding import unsupported_claims
-from recall_operator.domain.guards import memory_staleness
+from recall_operator.domain.guards import memory_staleness, migration_time
 from recall_operator.domain.similarity import score_candidates
 from recall_operator.domain.dna import incident_dna
-from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
+from recall_operator.domain.models import ArchitectureMigration, EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator import metrics
@@ -64,6 +73,17 @@ REEVALUATE_SECONDS = 10.0
 RUNBOOK_CONFLICT_RETRIES = 8
 # Answers redone when another writer changed the incident's status meanwhile.
 CONFLICT_RETRIES = 4
+# However unchanged its inputs look, an open incident's answer is worked out
+# again once this long after the last time (on the operator's clock; 30 passes):
+# a net under anything `must_reevaluate` does not know of, at a thirtieth of the
+# cost of working every answer out on every pass.
+REEVALUATE_AT_LEAST = timedelta(minutes=5)
+
+REEVALUATIONS = Counter(
+    "recall_reevaluations",
+    "Open incidents the re-evaluation loop came to, by result: evaluated (worked out again) or skipped (unchanged)",
+    ["result"], registry=metrics.REGISTRY,
+)
 
 
 def _now() -> datetime:
@@ -231,7 +251,7 @@ async def _announce(memo: kopf.Memo, body: Mapping[str, Any], change: st.StatusC
 
 
 async def _write_status(api: Any, namespace: str, name: str, spec: Mapping[str, Any], current: Mapping[str, Any],
-                        change: st.StatusChange, meta: Mapping[str, Any], now: datetime) -> bool:
+                        change: st.StatusChange, meta: Mapping[str, Any], now: datetime) -> tuple[bool, str | None]:
     """Apply everything triage owns in status (server-side apply, its own field manager), with phase and Ready.
 
     `current` is the status the change was computed from: the fields triage
@@ -241,7 +261,9 @@ async def _write_status(api: Any, namespace: str, name: str, spec: Mapping[str, 
     shares them): a new Incident's answer is then one status write, where the
     lifecycle writer's own write after it was a second one, and a watcher sees
     the answer and its phase together. Guarded by the version `current` was
-    read at (`meta`): False when the incident changed since, or is gone.
+    read at (`meta`): False when the incident changed since, or is gone. With
+    True, the incident's resourceVersion after the write, when this write was
+    its only change (None: not known).
     """
     after = {**current, **change.patch}
     body = st.with_lifecycle(st.owned_status(current, change.patch, st.TRIAGE_KEYS, st.TRIAGE_CONDITIONS),
@@ -251,12 +273,13 @@ async def _write_status(api: Any, namespace: str, name: str, spec: Mapping[str, 
         held = await asyncio.to_thread(apply_status, api, GROUP, VERSION, PLURAL, "Incident", namespace, name, body,
                                        st.TRIAGE_MANAGER, resource_version)
     except Conflict:
-        return False
+        return False, None
     stale = st.leftovers(body, held.get("status") or {}, st.TRIAGE_KEYS)
     if stale:  # kept by an older writer's ownership (a merge patch): a former recommendation's keys go
         await asyncio.to_thread(remove_status_fields, api, GROUP, VERSION, PLURAL, namespace, name, stale,
                                 st.TRIAGE_MANAGER)
-    return True
+        return True, None
+    return True, (held.get("metadata") or {}).get("resourceVersion")
 
 
 async def triage(
@@ -470,7 +493,7 @@ def _sealed(key: bytes, status: Mapping[str, Any], uid: str, build: Any) -> st.S
 
 
 def _indexes(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: kwargs[k] for k in ("runbook_index", "migration_index", "contradiction_index", "topology_index")}
+    return {k: kwargs[k] for k in INDEX_NAMES}
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)
@@ -483,6 +506,7 @@ async def incident_reconcile(
     if event.get("type") == "DELETED" or meta.get("deletionTimestamp"):
         _retries(memo).discard(key)  # nothing left to answer
         _written(memo).pop(uid, None)
+        _evaluations(memo).pop(uid, None)
         return
     # Our own status write comes back as an event, as do label edits: a spec
     # that has its answer is the loop's to re-evaluate, not the watch's.
@@ -503,17 +527,24 @@ async def incident_reconcile(
         return
     try:
         change: st.StatusChange | None = None
+        inputs: Inputs | None = None
         for _attempt in range(CONFLICT_RETRIES):
             async with _lock(memo, meta):
                 if change is None:
+                    _evaluations(memo).pop(uid, None)
+                    inputs = read_inputs(memo, namespace, _indexes(kwargs))  # before evaluate reads them
                     change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
                 if change is None or change.empty:
+                    _note(memo, spec, status, meta, meta.get("resourceVersion"), change, inputs)
                     break
                 # Guarded by this event's version: another writer's status (execution,
                 # lifecycle) since then makes it read the incident again and redo.
-                if await _write_status(memo.api, namespace, name, spec, status, change, meta, clock(memo)()):
+                written, version = await _write_status(memo.api, namespace, name, spec, status, change, meta,
+                                                       clock(memo)())
+                if written:
                     if answered(spec, {**status, **change.patch}, meta):
                         _written(memo)[uid] = meta.get("generation")
+                    _note(memo, spec, status, meta, version, change, inputs)
                     await _announce(memo, body, change)
                     break
             fresh = await _read(memo.api, namespace, name)
@@ -634,37 +665,181 @@ async def incident_attention_index(
     }}
 
 
-async def reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapping[str, Any]) -> bool:
-    """Re-run one incident's reconcile from its snapshot; True when status was written.
+# -- what an open incident's answer is worked out from ----------------------------
+#
+# evaluate() reads, for an open incident (no outcome yet):
+# - the incident: spec, status, generation, uid (its resourceVersion moves with any of them);
+# - memory: what recall returns (`MemoryBackend.revision`; memories another
+#   process or operator wrote included, as each backend says how);
+# - the Context of its namespace, made by catalog.context_for from the Kopf
+#   indexes: runbooks with their win rates, migrations, contradictions,
+#   topologies (INDEX_NAMES; Approvals are the execution's, not triage's);
+# - the clock: ctx.now decides which migrations are in effect
+#   (domain.guards.in_effect, for stale memories and stale runbooks). Nothing
+#   else in the decision reads it; condition times take it only when a
+#   condition moves for another reason;
+# - the operator's settings and its seal key, fixed while it runs.
+# A test (tests/unit/test_reevaluation_decision.py) lists the domain's readers
+# of the clock, so that a new one cannot come in unnoticed here.
 
+INDEX_NAMES = ("runbook_index", "migration_index", "contradiction_index", "topology_index")
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """What an open incident's answer is worked out from besides the incident, read just before evaluate() runs."""
+
+    memory: object  # memory.revision(); None: unknown (no memory, or a backend that cannot tell)
+    # The index entries of the incident's namespace, one tuple per index (INDEX_NAMES). Kopf
+    # keeps an entry's value object while the object's events bring an equal one, so
+    # comparing these (identity first, then ==) is cheap and exact.
+    cluster: tuple[tuple[Any, ...], ...]
+    now: datetime  # the operator's clock (memo.clock)
+    until: datetime | None  # when the clock alone may next change the answer (answer_expires); None: never
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluated:
+    """One evaluation of an open incident whose answer the incident now holds: at this version, from these inputs."""
+
+    resource_version: str
+    inputs: Inputs
+
+
+def answer_expires(migrations: Iterable[ArchitectureMigration], at: datetime) -> datetime | None:
+    """The first moment after `at` at which the clock alone may change an answer worked out at `at`.
+
+    The only rule that reads the clock: a migration counts from the moment it
+    takes effect (domain.guards.in_effect). So an answer holds until the next
+    migration of its namespace takes effect; None when none is still to come.
+    """
+    return min((t for m in migrations if (t := migration_time(m)) > at), default=None)
+
+
+def read_inputs(memo: kopf.Memo, namespace: str, indexes: Mapping[str, Any]) -> Inputs:
+    """The inputs of an evaluation in `namespace`, as they are now.
+
+    Read before evaluate() reads them, never after: a change in between then
+    shows at the next pass as a change (worked out once more, at worst),
+    where reading after could record a change the answer never saw.
+    """
+    memory: MemoryBackend | None = memo.get("memory")
+    now = clock(memo)()
+    cluster = tuple(tuple(indexes[name].get(namespace, ())) for name in INDEX_NAMES)
+    return Inputs(memory=memory.revision() if memory is not None else None, cluster=cluster, now=now,
+                  until=answer_expires(indexes["migration_index"].get(namespace, ()), now))
+
+
+def must_reevaluate(last: Evaluated | None, resource_version: str | None, now: Inputs, *, open_: bool,
+                    retry: bool, at_least: timedelta = REEVALUATE_AT_LEAST) -> str | None:
+    """Why the loop must work this incident's answer out again; None: it holds the answer its inputs give.
+
+    Pure, and conservative: any doubt means worked out again (a wasted
+    evaluation costs milliseconds; a skipped one that would have changed the
+    answer leaves a wrong recommendation). `last` is the evaluation on record
+    (None: none), `resource_version` the incident's as the loop sees it now.
+    """
+    if retry:
+        return "its answer failed before"  # the handler's failure: the loop answers it, always
+    if not open_:
+        return "an outcome waits for memory"  # the outbox: each pass retries the write
+    if last is None:
+        return "no evaluation on record"
+    if resource_version is None or resource_version != last.resource_version:
+        return "the incident changed"
+    if now.memory is None or last.inputs.memory is None:
+        return "memory cannot say whether it changed"
+    if now.memory != last.inputs.memory:
+        return "memory changed"
+    if now.cluster != last.inputs.cluster:
+        return "the catalog of its namespace changed"
+    if now.now < last.inputs.now:
+        return "the clock went back"
+    if last.inputs.until is not None and now.now >= last.inputs.until:
+        return "a migration took effect since"
+    if now.now - last.inputs.now >= at_least:
+        return f"not worked out for {at_least}"
+    return None
+
+
+def _evaluations(memo: kopf.Memo) -> dict[str, Evaluated]:
+    """The last evaluation of each open incident (by uid) whose answer the incident holds.
+
+    Made at start-up, like the retries, so that every object's handlers share
+    it; absent (handlers called outside a running operator), nothing is kept
+    and nothing is skipped.
+    """
+    found: dict[str, Evaluated] | None = memo.get("evaluations")
+    return found if found is not None else {}
+
+
+def _note(memo: kopf.Memo, spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[str, Any],
+          version: str | None, change: st.StatusChange | None, inputs: Inputs | None) -> None:
+    """Keep this evaluation on record, if the incident now holds its answer at `version` and it may be trusted.
+
+    Not kept: an incident with an outcome (its write into memory is retried
+    every pass), a version not known (the write was two writes), and an
+    answer that says memory was not available (worked out again until it is).
+    """
+    if version is None or inputs is None or current_outcome(spec) is not None:
+        return
+    after = {**status, **(change.patch if change is not None else {})}
+    if any(c.get("type") == st.MEMORY_AVAILABLE and c.get("status") != "True" for c in after.get("conditions") or []):
+        return
+    _evaluations(memo)[str(meta.get("uid") or "")] = Evaluated(version, inputs)
+
+
+async def reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapping[str, Any]) -> bool:
+    """Re-run one incident's reconcile from its snapshot; True when status was written."""
+    return await _reevaluate(snapshot, memo, indexes) == "written"
+
+
+async def _reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapping[str, Any]) -> str:
+    """Re-run one incident's reconcile from its snapshot, unless nothing it is worked out from changed.
+
+    "written", "unchanged" (worked out again, the same answer), "skipped"
+    (nothing changed: must_reevaluate), or "not answered" (the watch's to answer).
     The write names the snapshot's resourceVersion: if the incident changed
     since, nothing is written, and the watch or the next pass has it.
     """
     meta, spec, status = snapshot["metadata"], snapshot["spec"], snapshot["status"]
-    key = (meta["namespace"], meta["name"])
+    key, uid = (meta["namespace"], meta["name"]), str(meta.get("uid") or "")
     if not answered(spec, status, meta) and key not in _retries(memo):
-        return False
+        return "not answered"
     async with _lock(memo, meta):
+        inputs = read_inputs(memo, meta["namespace"], indexes)  # before evaluate reads them
+        why = must_reevaluate(_evaluations(memo).get(uid), meta.get("resourceVersion"), inputs,
+                              open_=current_outcome(spec) is None, retry=key in _retries(memo))
+        if why is None:
+            REEVALUATIONS.labels("skipped").inc()  # metrics
+            return "skipped"
+        REEVALUATIONS.labels("evaluated").inc()  # metrics
+        kopf_logger.debug(f"re-evaluating incident {key[0]}/{key[1]}: {why}")
+        _evaluations(memo).pop(uid, None)
         change = await evaluate(meta["name"], meta["namespace"], spec, status, meta, memo, indexes)
         if change is None or change.empty:
             _retries(memo).discard(key)
-            return False
-        written = await _write_status(memo.api, meta["namespace"], meta["name"], spec, status, change, meta,
-                                      clock(memo)())
+            _note(memo, spec, status, meta, meta.get("resourceVersion"), change, inputs)
+            return "unchanged"
+        written, version = await _write_status(memo.api, meta["namespace"], meta["name"], spec, status, change,
+                                               meta, clock(memo)())
         if written:
             _retries(memo).discard(key)
+            _note(memo, spec, status, meta, version, change, inputs)
     if written:
         await _announce(memo, snapshot, change)
-    return written
+        return "written"
+    return "unchanged"
 
 
 async def reevaluate_all(memo: kopf.Memo, attention: Mapping[Any, Any], indexes: Mapping[str, Any]) -> int:
     """One pass over the incidents that need attention; one that fails is logged and the pass goes on."""
-    written = 0
+    results: dict[str, int] = {}
     for key in list(attention):
         for snapshot in list(attention.get(key) or ()):
             try:
-                written += await reevaluate(snapshot, memo, indexes)
+                result = await _reevaluate(snapshot, memo, indexes)
+                results[result] = results.get(result, 0) + 1
             except Exception:
                 metrics.RECONCILE_ERRORS.inc()  # metrics
                 kopf_logger.exception(f"re-evaluating incident {key} failed; the next pass tries again")
@@ -672,7 +847,14 @@ async def reevaluate_all(memo: kopf.Memo, attention: Mapping[Any, Any], indexes:
             # store answers synchronously): let the watch-driven work in between
             # incidents, so a pass over many never holds a new incident up.
             await asyncio.sleep(0)
-    return written
+    # The records of incidents that no longer need attention (closed, deleted) go.
+    present = {str(s["metadata"].get("uid") or "") for k in list(attention) for s in list(attention.get(k) or ())}
+    records = _evaluations(memo)
+    for uid in [u for u in records if u not in present]:
+        del records[uid]
+    if results:
+        kopf_logger.debug("re-evaluation pass: " + ", ".join(f"{n} {r}" for r, n in sorted(results.items())))
+    return results.get("written", 0)
 
 
 async def reevaluate_forever(memo: kopf.Memo, attention: Mapping[Any, Any], indexes: Mapping[str, Any]) -> None:
@@ -690,6 +872,7 @@ async def start_reevaluation(memo: kopf.Memo, **kwargs: Any) -> None:
     incident_attention_index = kwargs.pop("incident_attention_index")
     memo.retries = set()
     memo.written = {}
+    memo.evaluations = {}
     memo.events = EventOutbox()
     memo.setdefault("background", []).append(asyncio.create_task(memo.events.run(), name="recall event outbox"))
     # The indexes are live views that Kopf keeps filling; the loop reads them on each pass.
