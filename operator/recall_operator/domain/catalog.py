@@ -7,6 +7,7 @@ so a catalog choice is never more than advisory on its own.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -94,6 +95,19 @@ def runbook_words(runbook: Runbook) -> list[str]:
     return tokens(" ".join(parts))
 
 
+class CatalogWords:
+    """Each runbook's `runbook_words`, counted once per decision: every manual fix asks for them again."""
+
+    def __init__(self, catalog: Mapping[str, Runbook]) -> None:
+        self.catalog = catalog
+        self._counted: dict[str, Mapping[str, int]] = {}
+
+    def __call__(self, name: str) -> Mapping[str, int]:
+        if name not in self._counted:
+            self._counted[name] = Counter(runbook_words(self.catalog[name]))
+        return self._counted[name]
+
+
 def fix_words(memory: EpisodicMemory) -> list[str]:
     """What a past incident's confirmed outcome says was wrong and what was done about it."""
     res = memory.resolution
@@ -121,6 +135,7 @@ def runbook_for_fix(
     catalog: Mapping[str, Runbook],
     topology: Topology,
     excluded: Iterable[str] = (),
+    words: CatalogWords | None = None,
 ) -> FixMatch | None:
     """The catalog runbook whose words best match these precedents' manual fixes and this incident.
 
@@ -138,7 +153,8 @@ def runbook_for_fix(
     if not names:
         return None
     query = [w for p in precedents for w in fix_words(p)] + incident_words(spec)
-    scorer = LexicalScorer([runbook_words(catalog[n]) for n in names])
+    counted = words or CatalogWords(catalog)
+    scorer = LexicalScorer.of_counts([counted(n) for n in names])
     relevance, best = max(zip(scorer.relevances(query), names))
     if relevance < FIX_MATCH_BAR:
         return None

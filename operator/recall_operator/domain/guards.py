@@ -53,12 +53,13 @@ def memory_staleness(
     and its fix touched what changed: a runbook the migration names, a fix
     phrase it lists, or the migrated service itself or one next to it.
     """
+    after = [m for m in in_effect(migrations, now) if memory.resolved_at < migration_time(m)]
+    if not after:  # most memories: no migration since they were resolved
+        return None
     fix_text = " ".join(
         [memory.resolution.summary, *(a.action for a in memory.resolution.actions)]
     ).lower()
-    for m in in_effect(migrations, now):
-        if memory.resolved_at >= migration_time(m):
-            continue
+    for m in after:
         spec = m.spec
         used = [rb for rb in spec.impacted_runbooks if runbook_outcome(memory.resolution, rb) is not None]
         phrases = [k for k in spec.impacted_fix_keywords if k.lower() in fix_text]

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from recall_operator.domain.candidates import clean_candidates, merge_repages
-from recall_operator.domain.catalog import CatalogFit, FixMatch, best_catalog_fit, runbook_for_fix
+from recall_operator.domain.catalog import CatalogFit, CatalogWords, FixMatch, best_catalog_fit, runbook_for_fix
 from recall_operator.domain.consolidation import final_outcome, runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
@@ -295,13 +295,14 @@ def gather(
     unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys()))
     described: dict[str, FixMatch] = {}
     looked_up: dict[str, FixMatch | None] = {}
+    catalog_words = CatalogWords(ctx.catalog)
 
     def fix_of(memory: EpisodicMemory) -> str | None:
         """The runbook a precedent stands for: the one it ran, or the one that describes its manual fix."""
         if memory.resolution.runbook is not None:
             return memory.resolution.runbook
         if memory.incident not in looked_up:  # asked once per precedent, the misses too
-            found = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable)
+            found = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable, words=catalog_words)
             looked_up[memory.incident] = found
             if found is not None:
                 described[memory.incident] = found
