@@ -242,12 +242,12 @@ async def measure(quick: bool) -> dict[str, Any]:
             for ns in (BENCH_NAMESPACE, FLOOR_NAMESPACE):
                 cluster.kubectl("create", "namespace", ns)
             api = config.new_client_from_config(config_file=str(cluster.kubeconfig))
-            bridge_port = free_port()
+            bridge_port, metrics_port = free_port(), free_port()
             log = open(Path(tmp) / "operator.log", "w")
             operator = subprocess.Popen(
                 [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", BENCH_NAMESPACE,
                  "--memory", "embedded", "--memory-path", str(Path(tmp) / "memory.sqlite3"),
-                 "--bridge-port", str(bridge_port)],
+                 "--bridge-port", str(bridge_port), "--metrics-port", str(metrics_port)],
                 env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}, stdout=log, stderr=subprocess.STDOUT,
             )
             await _wait_for_bridge(bridge_port)
@@ -257,9 +257,11 @@ async def measure(quick: bool) -> dict[str, Any]:
             print(f"  reconcile latency: {e2e_count} incidents, one after another", file=sys.stderr)
             floor: list[float] = []
             e2e: list[float] = []
+            before_rounds = await _reevaluations(metrics_port)
             for r in range(ROUNDS):
                 floor += await _floor(api, floor_count // ROUNDS, f"floor-{r}")
                 e2e += await _e2e(api, e2e_count // ROUNDS, f"e2e-{r}")
+            reevaluations = _difference(await _reevaluations(metrics_port), before_rounds)
             print("  alert storm: 1,000 alerts, 200 distinct", file=sys.stderr)
             pids = {"operator": operator.pid, **{k: v for k, v in cluster.pids.items()
                                                  if k in ("kube-apiserver", "etcd")}}
@@ -283,6 +285,9 @@ async def measure(quick: bool) -> dict[str, Any]:
         "floor_p99_ms": round(_p99(floor), 1),
         "e2e_over_floor": round(statistics.median(e2e) / statistics.median(floor), 2),
         "e2e_p99_over_floor_p99": round(_p99(e2e) / _p99(floor), 2),
+        # What the re-evaluation passes did with the open incidents during the rounds: how many
+        # answers they worked out again, and how many they skipped as unchanged.
+        "e2e_reevaluations": reevaluations,
         "storm_seconds": storm_s,
         "storm_sent_seconds": sent_s,
         "storm_floor_seconds": storm_floor_s,
@@ -339,6 +344,19 @@ def _client(kubeconfig: Path, connections: int) -> Any:
 def _p99(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
+async def _reevaluations(port: int) -> dict[str, int]:
+    """The operator's count of open incidents its re-evaluation passes worked out again or skipped, by result."""
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{port}/metrics") as resp:
+            text = await resp.text()
+    counts: dict[str, int] = {}
+    for line in text.splitlines():
+        if line.startswith("recall_reevaluations_total{"):
+            result = line[line.index('result="') + 8:].split('"', 1)[0]
+            counts[result] = int(float(line.rsplit(" ", 1)[1]))
+    return counts
 
 
 async def _wait_for_bridge(port: int) -> None:
