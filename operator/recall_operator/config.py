@@ -57,6 +57,7 @@ _MAX_EXPIRY_MINUTES = 366 * 24 * 60
 MAX_APPROVERS = 5
 DEFAULT_EXECUTOR_SERVICE_ACCOUNT = "recall-runbook-executor"
 # A ServiceAccount name is a DNS-1123 subdomain.
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
@@ -99,6 +100,8 @@ class OperatorSettings(BaseModel):
     hindsight_poll_s: float = Field(2.0, gt=0, le=3600, description="seconds between polls of the Hindsight bank")
     hindsight_scope: Literal["namespace", "bank"] = Field(
         "namespace", description="what an incident recalls: memories of its namespace's name, or all on the bank")
+    cluster: str = Field("", description="this cluster's name on a shared Hindsight bank, a DNS label "
+                                          "(unset: the UID of the kube-system namespace)")
     # the gate (domain.recommend.Settings argues for each default)
     novel_bar: int = _bar(_GATE.novel_bar, 100, "below this best similarity nothing is a precedent")
     actionable_bar: int = _bar(_GATE.actionable_bar, 100, "a precedent must reach this to be actionable")
@@ -164,6 +167,9 @@ class OperatorSettings(BaseModel):
                     f"{_show(riskier_name, more)} is fewer than {_show(safer_name, fewer)}: "
                     f"a {riskier} plan would be easier to run than a {safer} one"
                 )
+        if self.cluster and not _DNS_LABEL.match(self.cluster):
+            raise ConfigError(f"{_show(source['cluster'], self.cluster, quote=True)} is not a cluster name: "
+                              "lowercase letters, digits and '-', at most 63")
         account = self.executor_service_account
         if len(account) > 253 or not _DNS_SUBDOMAIN.match(account):
             raise ConfigError(f"{_show(source['executor_service_account'], account, quote=True)} is not a "
@@ -193,7 +199,8 @@ class OperatorSettings(BaseModel):
     def memory(self) -> MemorySettings:
         return MemorySettings(backend=self.memory_backend, path=self.memory_path, hindsight_url=self.hindsight_url,
                               hindsight_bank=self.hindsight_bank, hindsight_index=self.hindsight_index,
-                              hindsight_poll_s=self.hindsight_poll_s, hindsight_scope=self.hindsight_scope)
+                              hindsight_poll_s=self.hindsight_poll_s, hindsight_scope=self.hindsight_scope,
+                              cluster=self.cluster)
 
     def seal_key(self) -> bytes:
         """The key this operator seals its recommendations with (domain.execution.seal)."""
@@ -202,6 +209,29 @@ class OperatorSettings(BaseModel):
 
 _WEIGHT_TERMS = ("lexical", "service", "symptoms", "signals", "runbook", "dna")
 _RISKS = tuple(_APPROVAL.approvers_required)
+
+
+def cluster_identity(api: Any) -> str:
+    """The default cluster identity: the UID of the cluster's kube-system namespace.
+
+    Every cluster has that namespace and its UID lives as long as the cluster,
+    so every replica and every restart of the operator there reads the same
+    value, and two clusters never do; no one has to name the cluster. A name
+    given in RECALL_CLUSTER is shorter to read (a memory of another cluster is
+    read as `<incident>.<cluster>`) and survives rebuilding the cluster.
+    """
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        meta = client.CoreV1Api(api).read_namespace("kube-system", _request_timeout=30).metadata
+    except ApiException as exc:
+        raise ConfigError(f"cannot read the kube-system namespace for this cluster's identity ({exc.status} "
+                          f"{exc.reason}): set RECALL_CLUSTER") from exc
+    uid = meta.uid if meta is not None else None
+    if not uid:
+        raise ConfigError("the kube-system namespace has no UID to identify this cluster by: set RECALL_CLUSTER")
+    return str(uid)
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ def refuse(monkeypatch: pytest.MonkeyPatch, incidents: set[str]) -> None:
     """Make these incidents' retains ones the server refuses (it answers 422 to empty content)."""
     honest = hindsight.retain_item
 
-    def item(memory: EpisodicMemory) -> dict[str, Any]:
-        made = honest(memory)
+    def item(memory: EpisodicMemory, cluster: str = "") -> dict[str, Any]:
+        made = honest(memory, cluster)
         return {**made, "content": ""} if memory.incident in incidents else made
 
     monkeypatch.setattr(hindsight, "retain_item", item)

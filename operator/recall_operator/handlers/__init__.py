@@ -19,7 +19,7 @@ from typing import Any
 
 import kopf
 
-from recall_operator.config import OperatorSettings, env_name
+from recall_operator.config import OperatorSettings, cluster_identity, env_name
 from recall_operator.kube.client import api_client
 from recall_operator.memory import open_backend
 
@@ -106,15 +106,19 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     configure_settings(settings)
     # Started by `kopf run -m`, the settings are read here: a wrong value stops start-up, the variable named.
     ms = operator_settings(memo).memory()
-    memo.memory = open_backend(ms)
     asyncio.get_running_loop().set_default_executor(
         ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="recall-worker"))
     if memo.get("api") is None:
         memo.api = api_client(pool_size=WORKER_THREADS)
+    if ms.backend == "hindsight" and not ms.cluster:
+        # Read once: every memory this operator writes to a shared bank carries it.
+        ms.cluster = await asyncio.to_thread(cluster_identity, memo.api)
+    memo.memory = open_backend(ms)
     memo.locks = {}
     # A clock put in the memo before start-up (a test's) is kept.
     memo.clock = clock(memo)
-    logger.info(f"memory backend {ms.backend} ({ms.path if ms.backend == 'embedded' else ms.hindsight_url})")
+    where = ms.path if ms.backend == "embedded" else f"{ms.hindsight_url}, bank {ms.hindsight_bank}, cluster {ms.cluster}"
+    logger.info(f"memory backend {ms.backend} ({where})")
 
 
 @kopf.on.cleanup()

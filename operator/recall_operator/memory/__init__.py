@@ -24,5 +24,6 @@ def open_backend(settings: MemorySettings) -> MemoryBackend:
             index=settings.hindsight_index,
             poll_interval=settings.hindsight_poll_s,
             scope=settings.hindsight_scope,
+            cluster=settings.cluster,
         )
     raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

@@ -143,4 +143,6 @@ class MemorySettings:
     hindsight_poll_s: float = field(default_factory=_env_poll)
     # Hindsight: what an incident recalls, memories of its namespace's name or every one on the bank.
     hindsight_scope: str = "namespace"
+    # Hindsight: this operator's cluster identity, in the id of every memory it writes ("": none).
+    cluster: str = ""
     extra: dict[str, str] = field(default_factory=dict)

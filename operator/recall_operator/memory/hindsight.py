@@ -35,8 +35,20 @@ one bank share their memories by namespace name under `namespace` (a
 from `checkout`), and all of them under `bank` (a team whose namespaces are
 named per cluster, `payments-eu` and `payments-us`, or one operator whose
 teams share one memory). Teams that must not share use banks of their own.
-A memory is one document per namespace and incident name on the bank, in
-either scope: two clusters that both confirm `payments/inc-42` keep the later.
+A memory is one document per cluster, namespace and incident name on the
+bank (`<cluster>/<namespace>/<incident>`), so two clusters that both confirm
+`payments/inc-42` keep both. The cluster is the operator's identity
+(RECALL_CLUSTER; by default the UID of its cluster's kube-system namespace,
+the same for every replica and restart of the operator there). This operator
+reads its own memories, and those written before clusters had identities
+(`<namespace>/<incident>`, no cluster in their metadata), under their incident
+names; a memory another cluster confirmed is read as `<incident>.<cluster>`,
+so that the scoring, which tells precedents apart by name, never takes it for
+this cluster's incident of the same name, and a reader sees it is not one of
+theirs. A write here replaces the document of the same namespace and name
+written before identities: that write would have overwritten it then.
+A backend made without a cluster (`recall replay`, the bench) writes and reads
+as before identities.
 
 Without the index (`index=False`), recall asks the server in two round trips:
 the incident's telling words by keyword (BM25) at budget low within the
@@ -150,11 +162,22 @@ _WORD = re.compile(r"[A-Za-z0-9_]+")
 # No cosine reaches 1.0 between different texts: the semantic arm contributes nothing.
 WORDS_ONLY = {"semantic": 1.0}
 
-def document_id(namespace: str, incident: str) -> str:
-    return f"{namespace}/{incident}"
+# A cluster identity is a DNS label: it is part of a document id and of the
+# name a memory of another cluster is read under, which must stay a Kubernetes
+# name (a Contradiction is named after the memories it holds).
+_CLUSTER = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
-def memory_tags(memory: EpisodicMemory) -> list[str]:
+def valid_cluster(cluster: str) -> bool:
+    return bool(_CLUSTER.match(cluster))
+
+
+def document_id(namespace: str, incident: str, cluster: str = "") -> str:
+    """A memory's document: `<cluster>/<namespace>/<incident>`, or `<namespace>/<incident>` without a cluster."""
+    return f"{cluster}/{namespace}/{incident}" if cluster else f"{namespace}/{incident}"
+
+
+def memory_tags(memory: EpisodicMemory, cluster: str = "") -> list[str]:
     """The structured fields recall filters on; `action:<result>` once per result among the actions."""
     res = memory.resolution
     tags = [
@@ -163,15 +186,17 @@ def memory_tags(memory: EpisodicMemory) -> list[str]:
         f"incident:{memory.incident}",
         f"outcome:{final_outcome(res)}",
     ]
+    if cluster:
+        tags.append(f"cluster:{cluster}")
     if res.runbook:
         tags.append(f"runbook:{res.runbook}")
     tags.extend(f"action:{result}" for result in dict.fromkeys(a.result for a in res.actions))
     return tags
 
 
-def memory_metadata(memory: EpisodicMemory) -> dict[str, str]:
+def memory_metadata(memory: EpisodicMemory, cluster: str = "") -> dict[str, str]:
     """Metadata values must be strings: the memory itself travels as JSON."""
-    return {
+    metadata = {
         "memory": memory.model_dump_json(by_alias=True),
         "namespace": memory.namespace,
         "incident": memory.incident,
@@ -180,18 +205,36 @@ def memory_metadata(memory: EpisodicMemory) -> dict[str, str]:
         "outcome": final_outcome(memory.resolution),
         "resolved_at": memory.resolved_at.isoformat(),
     }
+    if cluster:
+        metadata["cluster"] = cluster
+    return metadata
 
 
-def retain_item(memory: EpisodicMemory) -> dict[str, Any]:
+def retain_item(memory: EpisodicMemory, cluster: str = "") -> dict[str, Any]:
     """What is retained for one memory, by `remember` and `remember_many` alike."""
     return {
         "content": memory_text(memory),
-        "document_id": document_id(memory.namespace, memory.incident),
-        "tags": memory_tags(memory),
-        "metadata": memory_metadata(memory),
+        "document_id": document_id(memory.namespace, memory.incident, cluster),
+        "tags": memory_tags(memory, cluster),
+        "metadata": memory_metadata(memory, cluster),
         "timestamp": memory.resolved_at,
         "context": RETAIN_CONTEXT,
     }
+
+
+def local_name(incident: str, written_by: str, cluster: str) -> str:
+    """The name a memory is read under by an operator of `cluster`: its own, or `<incident>.<cluster it came from>`.
+
+    A memory written without a cluster (before identities, or by a backend
+    without one) is read under its own name, as it always was.
+    """
+    return incident if written_by in ("", cluster) else f"{incident}.{written_by}"
+
+
+def _written_by(metadata: dict[str, Any] | None) -> str:
+    """The cluster a document's metadata names; "" for one written without a cluster."""
+    cluster = (metadata or {}).get("cluster")
+    return cluster if isinstance(cluster, str) else ""
 
 
 def _from_metadata(metadata: dict[str, Any] | None) -> EpisodicMemory | None:
@@ -236,6 +279,7 @@ class _Listed:
     key: tuple[str, str]
     memory: EpisodicMemory
     updated_at: datetime | None
+    legacy: bool = False  # written without a cluster
 
 
 class HindsightMemory:
@@ -252,12 +296,16 @@ class HindsightMemory:
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         write_behind: bool = False,
         scope: str = "namespace",
+        cluster: str = "",
     ) -> None:
         if scope not in SCOPES:
             raise ValueError(f"hindsight scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        if cluster and not valid_cluster(cluster):
+            raise ValueError(f"a cluster identity is a DNS label (a-z, 0-9, '-', at most 63), not {cluster!r}")
         self.base_url = base_url.rstrip("/")
         self.bank = bank
         self.scope = scope
+        self.cluster = cluster
         self.poll_interval = poll_interval
         self.with_index = index
         self.write_behind = write_behind
@@ -276,7 +324,7 @@ class HindsightMemory:
         self._loaded = False  # the whole bank has been listed into the index once
         self._current = False  # no call has failed since the last successful poll
         self._newest: datetime | None = None  # the newest `updated_at` seen (the server's clock)
-        self._foreign = 0  # documents in the bank that this operator cannot read (not its own)
+        self._foreign = 0  # documents in the bank that the index does not hold (not its own, or hidden by another)
         self._listed_at = 0.0  # time.monotonic() of the last whole listing
         # The `updated_at` of each document listed within the poll overlap: every poll
         # reads those again, and one unchanged since is not parsed and written again.
@@ -284,6 +332,9 @@ class HindsightMemory:
         # Writes made here, by generation: a listing fetched before a write must not undo it.
         self._generation = 0
         self._written: dict[tuple[str, str], int] = {}
+        # Documents of the bank written without a cluster, by (namespace, incident), as
+        # the last listing saw them: a write here of the same key replaces them.
+        self._legacy: set[tuple[str, str]] = set()
         self.polls = 0  # successful polls, for tests and the bench
         try:
             asyncio.get_running_loop()
@@ -353,8 +404,10 @@ class HindsightMemory:
         if self.write_behind:
             return await self._remember_behind(memory)
         await self._prepare_bank()
-        await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[retain_item(memory)]))
+        item = retain_item(memory, self.cluster)
+        await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[item]))
         await self._into_index([memory])
+        await self._supersede([memory])
 
     async def flush(self) -> None:
         """Wait until every write-behind outcome queued in this loop is settled; raise if any was not stored."""
@@ -373,7 +426,7 @@ class HindsightMemory:
             return
         # An outcome still queued behind must not land after (and over) a newer one written here.
         await self.flush()
-        items = [retain_item(m) for m in latest.values()]
+        items = [retain_item(m, self.cluster) for m in latest.values()]
         batches = [items[i : i + RETAIN_BATCH] for i in range(0, len(items), RETAIN_BATCH)]
         slots = asyncio.Semaphore(BULK_IN_FLIGHT)
         await self._prepare_bank()
@@ -384,6 +437,7 @@ class HindsightMemory:
 
         await _all_of([send(batch) for batch in batches])
         await self._into_index(list(latest.values()))
+        await self._supersede(list(latest.values()))
 
     # -- write-behind -------------------------------------------------------------
 
@@ -409,8 +463,8 @@ class HindsightMemory:
             while held.queued:
                 keys = list(held.queued)[:RETAIN_BATCH]
                 held.sending = [held.queued.pop(k) for k in keys]
-                items = [retain_item(q.memory) for q in held.sending]
                 try:
+                    items = [retain_item(q.memory, self.cluster) for q in held.sending]
                     # Awaited within this iteration, so the lambda sees this batch's items.
                     await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=items))  # noqa: B023
                 except Exception as exc:  # noqa: BLE001 - whatever it was, these outcomes are not stored
@@ -421,6 +475,7 @@ class HindsightMemory:
                     self._not_stored(lost, exc)
                     _settle(lost)
                 else:
+                    await self._supersede([q.memory for q in held.sending])
                     _settle(held.sending)
                 held.sending = []
         except asyncio.CancelledError:
@@ -471,6 +526,56 @@ class HindsightMemory:
             self._written[(m.namespace, m.incident)] = self._generation
         await self._index.remember_many(memories)
 
+    async def _supersede(self, memories: Sequence[EpisodicMemory]) -> None:
+        """Delete the documents written before cluster identities that these writes replace.
+
+        Before identities, writing `payments/inc-42` overwrote whatever cluster had
+        written it; the write now goes to `<cluster>/payments/inc-42`, so the old
+        document is deleted, as it would have been overwritten. With the index
+        listed, only documents the listing saw are asked for; without it every
+        key is (a document that is not there is not an error). A delete that
+        fails leaves the old document, which this operator's index reads under the
+        same key as the new one and drops at its next listing in favour of it.
+        """
+        if not self.cluster:
+            return
+        keys = {(m.namespace, m.incident) for m in memories}
+        if self._index is not None and self._loaded:
+            keys &= self._legacy
+        for namespace, incident in sorted(keys):
+            try:
+                await self._call(
+                    WRITE_TIMEOUT,
+                    # Awaited within this iteration, so the lambda sees this key.
+                    lambda c: c.documents.delete_document(self.bank, document_id(namespace, incident)),  # noqa: B023
+                )
+            except NotFoundException:
+                pass
+            except (MemoryUnavailable, ApiException) as exc:
+                log.warning(f"memory: {namespace}/{incident} written before cluster identities is left on the bank: {exc}")
+                continue
+            self._legacy.discard((namespace, incident))
+
+    def _read(self, metadata: dict[str, Any] | None) -> EpisodicMemory | None:
+        """The memory a document or unit carries, under the name this operator reads it by (see `local_name`)."""
+        memory = _from_metadata(metadata)
+        if memory is None:
+            return None
+        name = local_name(memory.incident, _written_by(metadata), self.cluster)
+        return memory if name == memory.incident else memory.model_copy(update={"incident": name})
+
+    def _listed(self, item: Any) -> _Listed | None:
+        memory = self._read(item.document_metadata)
+        if memory is None:
+            return None
+        # The server writes its timestamptz as RFC 3339; read in UTC, one listing's times compare with the last's.
+        return _Listed(
+            (memory.namespace, memory.incident),
+            memory,
+            parse_time(item.updated_at),
+            legacy=not _written_by(item.document_metadata),
+        )
+
     async def _prepare_bank(self) -> None:
         """Create or update the bank once per backend object, with the retrieval this backend relies on.
 
@@ -511,21 +616,35 @@ class HindsightMemory:
             assert self._index is not None
             return await self._index.get(incident, namespace)
         await self._writes_settled()
+        # The documents the name may be: this cluster's, one written before identities,
+        # and, for `<name>.<cluster>`, that other cluster's `<name>`.
+        base, _, other = incident.rpartition(".")
+        foreign = [(other, base)] if base and valid_cluster(other) and other != self.cluster else []
+        if namespace is not None:
+            ids = [document_id(namespace, incident, self.cluster), *(
+                [document_id(namespace, incident)] if self.cluster else []
+            ), *(document_id(namespace, name, by) for by, name in foreign)]
+            for doc_id in ids:
+                try:
+                    # Awaited within this iteration, so the lambda sees this id.
+                    doc = await self._call(READ_TIMEOUT, lambda c: c.documents.get_document(self.bank, doc_id))  # noqa: B023
+                except NotFoundException:
+                    continue
+                memory = self._read(doc.document_metadata)
+                if memory is not None and memory.incident == incident:
+                    return memory
+            return None
+        names = [incident, *(name for _, name in foreign)]
         try:
-            if namespace is not None:
-                doc = await self._call(
-                    READ_TIMEOUT, lambda c: c.documents.get_document(self.bank, document_id(namespace, incident))
-                )
-                return _from_metadata(doc.document_metadata)
             page = await self._call(
                 READ_TIMEOUT,
                 lambda c: c.alist_memories(
-                    self.bank, tags=[f"incident:{incident}"], tags_match="any_strict", time_field="mentioned_at"
+                    self.bank, tags=[f"incident:{n}" for n in names], tags_match="any_strict", time_field="mentioned_at"
                 ),
             )
         except NotFoundException:
             return None
-        found = [m for m in map(_from_metadata, (i.metadata for i in page.items)) if m and m.incident == incident]
+        found = [m for m in map(self._read, (i.metadata for i in page.items)) if m and m.incident == incident]
         return min(found, key=lambda m: (-m.resolved_at.timestamp(), m.namespace), default=None)
 
     async def count(self) -> int:
@@ -664,19 +783,26 @@ class HindsightMemory:
                 )
             except NotFoundException:
                 break  # no bank yet: nothing was ever remembered
-            items = [_listed(item) for item in page.items]
+            items = [self._listed(item) for item in page.items]
             listed.extend(i for i in items if i is not None)
             foreign += sum(i is None for i in items)
             offset += len(page.items)
             if not page.items or offset >= page.total:
                 break
         keep = self._written_after(since)  # written here while the listing was under way: newer than it
+        if self.cluster:
+            # A key with both (a write here whose old document could not be deleted): the
+            # old one first, so that the later, this cluster's, is what the index keeps.
+            listed.sort(key=lambda i: not i.legacy)
+            self._legacy = {i.key for i in listed if i.legacy}
         await index.remember_many([i.memory for i in listed if i.key not in keep])
         present = {i.key for i in listed} | keep
         stale = index.keys() - present
         if stale:
             index.forget_many(stale)
-        self._foreign = foreign
+        # A document another of the same key hides (one written before identities beside this
+        # cluster's, whose delete failed) is in the bank's count and not in the index.
+        self._foreign = foreign + len(listed) - len({i.key for i in listed})
         self._listed_at = time.monotonic()
         self._note_newest(listed)
         self._stamps = {}
@@ -721,11 +847,16 @@ class HindsightMemory:
             assert page is not None  # only the count, asked for on the first page alone, may be None
             if counted is not None:
                 total = counted.total
-            changed.extend(i for i in map(_listed, (i for i in page.items if not self._unchanged(i))) if i is not None)
+            changed.extend(
+                i for i in map(self._listed, (i for i in page.items if not self._unchanged(i))) if i is not None
+            )
             offset += len(page.items)
             if not page.items or offset >= page.total:
                 break
         keep = self._written_after(since)
+        if self.cluster:
+            changed.sort(key=lambda i: not i.legacy)
+            self._legacy |= {i.key for i in changed if i.legacy}
         fresh = [i.memory for i in changed if i.key not in keep]
         if fresh:
             await index.remember_many(fresh)  # an unchanged memory is left alone
@@ -741,7 +872,7 @@ class HindsightMemory:
         namespace, incident = meta.get("namespace"), meta.get("incident")
         if not isinstance(namespace, str) or not isinstance(incident, str):
             return False
-        seen = self._stamps.get((namespace, incident))
+        seen = self._stamps.get((namespace, local_name(incident, _written_by(meta), self.cluster)))
         return seen is not None and seen == parse_time(item.updated_at)
 
     def _note_stamps(self, listed: list[_Listed]) -> None:
@@ -809,9 +940,9 @@ class HindsightMemory:
 
         # _all_of types both answers as their common base; each is the one its call returns.
         results = cast(RecallResponse, answer).results
-        by_words = [m for m in map(_from_metadata, (r.metadata for r in results or [])) if wanted(m)]
+        by_words = [m for m in map(self._read, (r.metadata for r in results or [])) if wanted(m)]
         units = cast(ListMemoryUnitsResponse, listing).items
-        latest = [m for m in map(_from_metadata, (i.metadata for i in units)) if wanted(m)]
+        latest = [m for m in map(self._read, (i.metadata for i in units)) if wanted(m)]
         latest.sort(key=lambda m: m.resolved_at.timestamp(), reverse=True)
         on_service = [m for m in latest if m.spec.service == query.service][: query.limit]
         on_neighbours = [m for m in latest if m.spec.service != query.service][: query.limit]
@@ -823,14 +954,6 @@ class HindsightMemory:
             key=lambda m: (m.namespace, m.incident),
             limit=query.limit,
         )
-
-
-def _listed(item: Any) -> _Listed | None:
-    memory = _from_metadata(item.document_metadata)
-    if memory is None:
-        return None
-    # The server writes its timestamptz as RFC 3339; read in UTC, one listing's times compare with the last's.
-    return _Listed((memory.namespace, memory.incident), memory, parse_time(item.updated_at))
 
 
 async def _none() -> None:
