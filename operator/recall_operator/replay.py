@@ -268,7 +268,7 @@ def score(rows: list[Row]) -> dict[str, float]:
     }
 
 
-def _open_memory(ms: MemorySettings) -> MemoryBackend:
+def _open_memory(ms: MemorySettings, queued: bool = False) -> MemoryBackend:
     """The backend the operator would open; Hindsight writes behind (recall is served from its index).
 
     Every outcome of a replay is in its history file, so none needs to be on
@@ -287,12 +287,13 @@ def _open_memory(ms: MemorySettings) -> MemoryBackend:
         index=ms.hindsight_index,
         poll_interval=ms.hindsight_poll_s,
         write_behind=True,
+        queued=queued,
     )
 
 
 async def run_replay(
     path: Path, sides: list[str], backend: str = "embedded", settings: Settings = Settings(),
-    hindsight_url: str | None = None,
+    hindsight_url: str | None = None, hindsight_writes: str = "stored",
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"dataset": path.name}
     rows: list[Row] = []
@@ -305,7 +306,7 @@ async def run_replay(
                     ms.hindsight_url = hindsight_url
                 # A bank of its own: a replay never writes into the operator's memory.
                 ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
-                memory = _open_memory(ms)
+                memory = _open_memory(ms, queued=hindsight_writes == "queued")
             try:
                 side_rows = await replay_side(path, memory, settings)
             finally:
@@ -327,6 +328,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--memory", choices=["on", "off", "both"], default="both")
     p.add_argument("--backend", choices=["embedded", "hindsight"], default="embedded")
     p.add_argument("--hindsight-url", default=None, help="Hindsight server for --backend hindsight")
+    p.add_argument("--hindsight-writes", choices=["stored", "queued"], default="stored",
+                   help="the replay ends when the server has stored every outcome (searchable), or when it has "
+                        "queued them in its database for its worker (default: stored)")
     p.add_argument("--json", action="store_true", help="print one JSON object (a list of them for several histories)")
     p.add_argument("--per-incident", action="store_true", help="include a row per incident")
     p.set_defaults(func=main)
@@ -357,7 +361,8 @@ def main(args: argparse.Namespace) -> int:
     for dataset in args.datasets:
         started = time.perf_counter()
         try:
-            result = asyncio.run(run_replay(dataset, sides, args.backend, settings, args.hindsight_url))
+            result = asyncio.run(run_replay(dataset, sides, args.backend, settings, args.hindsight_url,
+                                              args.hindsight_writes))
         except DatasetError as exc:
             print(f"recall replay: {exc}", file=sys.stderr)
             return 2

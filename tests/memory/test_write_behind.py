@@ -144,3 +144,52 @@ async def test_replay_on_hindsight_scores_as_replay_on_the_embedded_store(hindsi
     assert got.keys() == expected.keys()
     differing = [name for name in expected if got[name] != expected[name]]
     assert len(differing) <= 1, [(name, expected[name], got[name]) for name in differing]
+
+
+async def test_queued_writes_stay_in_the_index_while_the_server_works_and_are_stored_after(
+    hindsight_server: Any, history: Any
+) -> None:
+    """`queued`: flush() returns once the server has queued the outcomes; polls meanwhile do not undo them."""
+    shared = bank()
+    behind = HindsightMemory(hindsight_server.url, bank=shared, write_behind=True, queued=True, poll_interval=0.1)
+    server = HindsightMemory(hindsight_server.url, bank=shared, index=False)
+    asking = recall_query(history.incidents["inc-0008"], history.topology)
+    try:
+        for m in history.memories[:FIRST]:
+            await behind.remember(m)
+        await behind.flush()  # queued on the server, perhaps not yet stored
+        for _ in range(3):
+            await behind.refresh()  # a poll while the server's worker may still be at it
+            assert "inc-0001" in {m.incident for m in await behind.recall(asking)}
+            assert behind.indexed
+        # The server's worker stores them all (as long as it takes; the operations are asked each poll).
+        while await server.count() < FIRST or behind._pending:
+            await behind.refresh()
+        for m in history.memories[:FIRST]:
+            assert await server.get(m.incident, m.namespace) == m
+        assert await behind.count() == FIRST and behind.indexed
+        # An incident written again once its first version is stored: the later one is kept.
+        first = history.memory("inc-0004")
+        corrected = first.model_copy(
+            update={"resolution": first.resolution.model_copy(update={"summary": "Corrected afterwards."})}
+        )
+        await behind.remember(corrected)
+        await behind.flush()
+        while await server.get("inc-0004", "default") != corrected:
+            await behind.refresh()
+        assert await behind.get("inc-0004", "default") == corrected
+    finally:
+        await behind.close()
+        await server.close()
+
+
+async def test_replay_with_queued_writes_scores_as_with_stored_ones(hindsight_server: Any) -> None:
+    """`recall replay --hindsight-writes queued`: recall is the index's either way, so the answers are the same."""
+    from support import history as dataset_path
+
+    from recall_operator.replay import run_replay
+
+    path = dataset_path("dev")
+    stored = await run_replay(path, ["on"], "hindsight", hindsight_url=hindsight_server.url)
+    queued = await run_replay(path, ["on"], "hindsight", hindsight_url=hindsight_server.url, hindsight_writes="queued")
+    assert [r.as_json() for r in queued["_rows"]] == [r.as_json() for r in stored["_rows"]]

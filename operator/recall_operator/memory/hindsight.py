@@ -91,6 +91,23 @@ documents together: about 60 ms a memory in bulk against 200 ms alone on a
   file, and a replay that ends before its writes are stored ends in an error
   (a cancelled writer logs the outcomes it did not store), never in a result.
   The operator does not use it.
+
+With `queued=True` as well, what waits is sent at the next poll, `flush()` or
+`close()` (a read of the server waits for it as above), as an asynchronous
+retain: the server commits the batch to its operations table (PostgreSQL, in
+one transaction) and answers at once, and its worker embeds and stores the
+documents afterwards, retrying a failed attempt. A write is then settled when
+it is queued there, not when it is searchable: `flush()` and `close()` return
+while the server still works, and what it stores is seen by other clients (and
+by this backend's listings) only as its worker gets to it, about 50 ms of the
+server's CPU an outcome. Until then the index keeps the outcome as written here
+(a listing that lacks it does not drop it); each poll, `flush()` and `close()`
+ask the server how its operations went, and one that failed is handled as a
+refused write above. An operation still under way at `close()` is logged, not
+waited for: a failure after that is on the server's operation log alone.
+Each batch carries its own operation id, so a retried request is not queued
+twice. The server may work on two queued batches at once, so an incident
+written twice is sent again only once its first operation is done.
 """
 
 from __future__ import annotations
@@ -102,6 +119,7 @@ import re
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -136,6 +154,8 @@ RETAIN_BATCH = 100
 BULK_IN_FLIGHT = 2
 RETAIN_CONTEXT = "a confirmed incident outcome, written for a cold reader"
 READ_TIMEOUT = 10.0
+# How often a write of an incident whose earlier version is still queued on the server asks again.
+OPERATION_POLL = 0.2
 HEALTH_TIMEOUT = 3.0
 # A listing of the whole bank: LIST_PAGE documents (a few kB of metadata each) a request.
 LIST_PAGE = 500
@@ -295,6 +315,7 @@ class HindsightMemory:
         index: bool = True,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         write_behind: bool = False,
+        queued: bool = False,
         scope: str = "namespace",
         cluster: str = "",
     ) -> None:
@@ -309,6 +330,11 @@ class HindsightMemory:
         self.poll_interval = poll_interval
         self.with_index = index
         self.write_behind = write_behind
+        self.queued = queued
+        # Asynchronous retains the server has queued and not yet reported done: each
+        # operation's outcomes, and which operation holds each key.
+        self._operations: dict[str, list[_Queued]] = {}
+        self._pending: dict[tuple[str, str], str] = {}
         # A write-behind failure not yet raised to a caller, and how many there were
         # (a poll that saw a failure happen while it listed does not call the index current).
         self._failure: MemoryUnavailable | None = None
@@ -412,6 +438,8 @@ class HindsightMemory:
     async def flush(self) -> None:
         """Wait until every write-behind outcome queued in this loop is settled; raise if any was not stored."""
         await self._writes_settled()
+        if self._operations:
+            await self._check_operations()
         self._raise_failure()
 
     async def remember_many(self, memories: Sequence[EpisodicMemory]) -> None:
@@ -452,7 +480,13 @@ class HindsightMemory:
         held.queued[key] = _Queued(memory, [*(earlier.settled if earlier else ()), settled])
         held.tail = settled
         await self._into_index([memory])
-        if held.writer is None or held.writer.done():
+        if not self.queued:
+            self._start_writer(held)
+        # Queued: sent at the next poll, flush() or close(), all that waits in one request, so
+        # that the server's worker does not take the CPU from the caller write by write.
+
+    def _start_writer(self, held: _LoopClient) -> None:
+        if held.queued and (held.writer is None or held.writer.done()):
             held.writer = asyncio.get_running_loop().create_task(
                 self._write_queued(held), name=f"hindsight-memory {self.bank} writer"
             )
@@ -465,8 +499,11 @@ class HindsightMemory:
                 held.sending = [held.queued.pop(k) for k in keys]
                 try:
                     items = [retain_item(q.memory, self.cluster) for q in held.sending]
-                    # Awaited within this iteration, so the lambda sees this batch's items.
-                    await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=items))  # noqa: B023
+                    if self.queued:
+                        await self._send_queued(held.sending, items)
+                    else:
+                        # Awaited within this iteration, so the lambda sees this batch's items.
+                        await self._call(BULK_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=items))  # noqa: B023
                 except Exception as exc:  # noqa: BLE001 - whatever it was, these outcomes are not stored
                     # Later outcomes are not sent after a lost one: the caller learns of the
                     # failure at its next call and decides (replay stops; nothing is left half-known).
@@ -486,6 +523,49 @@ class HindsightMemory:
                 self._not_stored(lost, MemoryUnavailable("the event loop ended before they were sent"))
                 _settle(lost)
             raise
+
+    async def _send_queued(self, batch: list[_Queued], items: list[dict[str, Any]]) -> None:
+        """One asynchronous retain: returns once the server has queued the batch (see `queued`)."""
+        keys = {(q.memory.namespace, q.memory.incident) for q in batch}
+        # An incident whose earlier version is still queued waits for it: the server's
+        # workers may take two operations at once, and the later must land last.
+        while keys & self._pending.keys():
+            await self._check_operations()
+            if keys & self._pending.keys():
+                await asyncio.sleep(OPERATION_POLL)
+        operation = str(uuid.uuid4())
+        answer = await self._call(
+            BULK_TIMEOUT,
+            lambda c: c.aretain_batch(self.bank, items=items, retain_async=True, operation_id=operation),
+        )
+        # A large batch is split by the server into child operations under this one.
+        operation = answer.operation_id or operation
+        self._operations[operation] = list(batch)
+        for key in keys:
+            self._pending[key] = operation
+
+    async def _check_operations(self) -> None:
+        """Ask the server how each queued operation went: done ones are forgotten, failed ones not stored."""
+        for operation, batch in list(self._operations.items()):
+            try:
+                status = await self._call(
+                    READ_TIMEOUT,
+                    # Awaited within this iteration, so the lambda sees this operation.
+                    lambda c: c.operations.get_operation_status(self.bank, operation),  # noqa: B023
+                )
+            except MemoryUnavailable:
+                return  # asked again at the next poll
+            # Another caller (a poll, a flush) may have asked meanwhile and settled it already.
+            if status.status in ("pending", "processing") or self._operations.pop(operation, None) is None:
+                continue
+            for q in batch:
+                key = (q.memory.namespace, q.memory.incident)
+                if self._pending.get(key) == operation:
+                    del self._pending[key]
+            if status.status != "completed":
+                self._not_stored(batch, MemoryUnavailable(
+                    f"operation {operation} {status.status}: {status.error_message or 'no reason given'}"
+                ))
 
     def _not_stored(self, lost: list[_Queued], exc: BaseException) -> None:
         """Outcomes the index holds but the server does not: the next recall lists the bank again first."""
@@ -511,11 +591,13 @@ class HindsightMemory:
         """Wait for every write-behind outcome this loop has queued so far (sent, or known lost)."""
         held = self._loops.get(asyncio.get_running_loop())
         if held is not None and held.tail is not None and not held.tail.done():
+            self._start_writer(held)
             await asyncio.shield(held.tail)
 
     def _writing(self) -> bool:
+        """Whether outcomes written here may be missing from the bank: queued here, or on the server."""
         held = self._loops.get(asyncio.get_running_loop())
-        return held is not None and held.tail is not None and not held.tail.done()
+        return bool(self._pending) or (held is not None and held.tail is not None and not held.tail.done())
 
     async def _into_index(self, memories: list[EpisodicMemory]) -> None:
         """What the server accepted, into the index, marked as written here after any listing in flight."""
@@ -673,6 +755,13 @@ class HindsightMemory:
         """
         current = asyncio.get_running_loop()
         await self._writes_settled()
+        if self._operations:
+            await self._check_operations()
+        if self._pending:
+            log.info(
+                f"memory: {len(self._pending)} outcome(s) queued on hindsight at {self.base_url} are not yet"
+                f" searchable; its worker stores them (operations {', '.join(sorted(self._operations))})"
+            )
         for loop, held in list(self._loops.items()):
             if held.keeper is None:
                 continue
@@ -746,6 +835,8 @@ class HindsightMemory:
         # What was queued behind before this poll is on the server (or known lost)
         # before the poll compares the two: the listing must not undo a write in flight.
         await self._writes_settled()
+        if self._operations:
+            await self._check_operations()
         since = self._generation
         failures = self._failures
         if self._relist or not self._loaded or time.monotonic() - self._listed_at > FULL_LISTING_EVERY:
@@ -767,7 +858,8 @@ class HindsightMemory:
         self.polls += 1
 
     def _written_after(self, since: int) -> set[tuple[str, str]]:
-        return {key for key, generation in self._written.items() if generation > since}
+        """Keys a listing must not undo: written here after it began, or queued on the server and not yet stored."""
+        return {key for key, generation in self._written.items() if generation > since} | self._pending.keys()
 
     async def _list_all(self, index: EmbeddedMemory, since: int) -> None:
         """Make the index equal to the bank: every document read, anything the bank lacks dropped."""
