@@ -270,8 +270,10 @@ class EmbeddedMemory:
         self._parsed: OrderedDict[int, tuple[EpisodicMemory, MemoryFeatures | None]] = OrderedDict()
         self._seen: tuple[int, int] | None = None
         self._writes = 0
-        # Connections opened so far: a revision counts from its connection's opening.
-        self._opened = 0
+        # The connection `revision` reads on, its own lock, and how often it was opened.
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
+        self._watched = 0
 
     # -- the interface -------------------------------------------------------
 
@@ -303,16 +305,22 @@ class EmbeddedMemory:
     def revision(self) -> object:
         """What the file holds, as a value that changes with every write to it (MemoryBackend.revision).
 
-        The same test the parsed-memory cache makes (see `_load`): SQLite's
-        data_version moves when another connection or process commits, and
-        this connection's total_changes when this object writes. Both count
-        from the connection's opening, so the opening is part of the value. A
-        file that cannot be read has no revision (None: unknown).
+        SQLite's data_version, the test the parsed-memory cache makes (see
+        `_load`), read on a connection of its own that never writes: it moves
+        whenever any other connection commits, this object's included, and
+        another process's. Its own connection and lock keep the caller (the
+        event loop) from waiting behind a recall that holds this object's
+        lock. The count starts at the connection's opening, so the opening is
+        part of the value. A file that cannot be read has no revision (None: unknown).
         """
-        with self._lock:
+        with self._watch_lock:
             try:
-                conn = self._connection()
-                return (self._opened, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+                if self._watch is None:
+                    self._connection()  # the file made and its schema in place, as any use would
+                    self._watch = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=rw", uri=True,
+                                                  isolation_level=None, check_same_thread=False)
+                    self._watched += 1
+                return (self._watched, self._watch.execute("PRAGMA data_version").fetchone()[0])
             except (sqlite3.Error, MemoryUnavailable):
                 return None
 
@@ -329,6 +337,10 @@ class EmbeddedMemory:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
 
     # -- beyond the interface: for a local index kept in step with another store --
 
@@ -369,7 +381,6 @@ class EmbeddedMemory:
             except sqlite3.Error as exc:
                 raise MemoryUnavailable(f"cannot open memory file {self.path}: {exc}") from exc
             self._conn = conn
-            self._opened += 1
         return self._conn
 
     def _query(self, sql: str, params: list[object]) -> list[tuple[Any, ...]]:
