@@ -150,3 +150,31 @@ def test_the_default_identity_is_the_kube_system_uid_the_same_at_every_read(k8s_
     first, again = cluster_identity(k8s_api), cluster_identity(k8s_api)
     assert first == again == client.CoreV1Api(k8s_api).read_namespace("kube-system").metadata.uid
     assert HindsightMemory("http://127.0.0.1:1", cluster=first).cluster == first  # a UID is a DNS label
+
+
+@pytest.mark.hindsight
+async def test_a_queued_write_replaces_the_document_written_before_identities_once_it_is_stored(
+    hindsight_server: Any, history: Any
+) -> None:
+    bank = f"legacy-queued-{uuid.uuid4().hex[:12]}"
+    before = HindsightMemory(hindsight_server.url, bank=bank, index=False)
+    eu = HindsightMemory(
+        hindsight_server.url, bank=bank, cluster="eu", write_behind=True, queued=True, poll_interval=0.1
+    )
+    try:
+        await before.remember(confirmed_in(history, SHARED, "the old version"))
+        await eu.refresh()
+        await eu.remember(confirmed_in(history, SHARED, "eu"))
+        await eu.flush()
+        # Until the server has stored eu's document the old one stays: the bank never lacks the memory.
+        while eu._pending:
+            assert await before.count() >= 1
+            await eu.refresh()
+        while await before.count() != 1:
+            await eu.refresh()
+        mine = await eu.get(SHARED, NS)
+        assert mine is not None and "(confirmed in eu)" in mine.resolution.summary
+        assert await before.get(SHARED, NS) is None  # read without a cluster: the old document is gone
+    finally:
+        await eu.close()
+        await before.close()

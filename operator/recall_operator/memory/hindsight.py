@@ -512,7 +512,8 @@ class HindsightMemory:
                     self._not_stored(lost, exc)
                     _settle(lost)
                 else:
-                    await self._supersede([q.memory for q in held.sending])
+                    if not self.queued:  # queued: once the server has stored it (_check_operations)
+                        await self._supersede([q.memory for q in held.sending])
                     _settle(held.sending)
                 held.sending = []
         except asyncio.CancelledError:
@@ -566,6 +567,8 @@ class HindsightMemory:
                 self._not_stored(batch, MemoryUnavailable(
                     f"operation {operation} {status.status}: {status.error_message or 'no reason given'}"
                 ))
+            else:
+                await self._supersede([q.memory for q in batch])
 
     def _not_stored(self, lost: list[_Queued], exc: BaseException) -> None:
         """Outcomes the index holds but the server does not: the next recall lists the bank again first."""
