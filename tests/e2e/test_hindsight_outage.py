@@ -132,8 +132,12 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
     finally:
         stop_process(op)
 
+    # The operator wrote under its cluster's default identity, the kube-system namespace's UID:
+    # read back as that cluster, so that each memory is read under its own name.
+    uid = kubectl("get", "namespace", "kube-system", "-o", "jsonpath={.metadata.uid}", check=True).stdout.strip()
+
     async def read_back() -> tuple[int, dict[str, Any]]:
-        backend = HindsightMemory(hindsight.url)
+        backend = HindsightMemory(hindsight.url, cluster=uid)
         try:
             found = {n: await backend.get(n, namespace) for n in ["inc-before", *DURING]}
             return await backend.count(), found
