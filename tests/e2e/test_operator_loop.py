@@ -190,13 +190,17 @@ def test_recurrence_is_recalled_its_outcome_counted_and_a_clear_one_is_actionabl
         (s := get_status(name)).get("phase") == "AwaitingApproval" and s.get("dryRun", {}).get("done") and s))
     conditions = _conditions(waiting)
     assert conditions["Ready"]["status"] == "False" and rec["planHash"] in conditions["Ready"]["message"]
-    # Three writers, each with its own field manager, none removing what another wrote.
+    # Writers each with its own field manager, none removing what another wrote. Triage's
+    # answer already carries AwaitingApproval; the lifecycle writer writes only when it sees
+    # the phase move (DryRun while the dry-run runs), which a dry-run done before its event
+    # is handled never shows it, so its manager may or may not be there.
     assert {"Triaged", "AwaitingApproval", "MemoryAvailable", "Ready"} <= set(conditions)
     body = json.loads(kubectl("get", "incident", name, "-n", namespace, "-o", "json",
                               "--show-managed-fields", check=True).stdout)
     managers = {m["manager"] for m in body["metadata"]["managedFields"] if m.get("subresource") == "status"
                 and m.get("operation") == "Apply"}
-    assert managers == {"recall-triage", "recall-execution", "recall-lifecycle"}, managers
+    assert {"recall-triage", "recall-execution"} <= managers <= {
+        "recall-triage", "recall-execution", "recall-lifecycle"}, managers
 
 
 def test_after_the_redis_migration_the_vm_restart_is_stale(
