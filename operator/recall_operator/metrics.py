@@ -69,6 +69,11 @@ MEMORY_UP = Gauge(
 RECONCILE_ERRORS = Counter(
     "recall_reconcile_errors", "Reconciles that failed (the re-evaluation loop retries them)", registry=REGISTRY,
 )
+REEVALUATIONS = Counter(
+    "recall_reevaluations",
+    "Open incidents the re-evaluation loop came to, by result: evaluated (worked out again) or skipped (unchanged)",
+    ["result"], registry=REGISTRY,
+)
 
 # Backlog figures, recomputed from the cluster every BACKLOG_INTERVAL_S (see `watch_backlog`):
 # what the alert rules need that no single handler run sees.

@@ -43,7 +43,6 @@ from typing import Any, cast
 
 import kopf
 from kubernetes import client as k8s_client
-from prometheus_client import Counter
 from pydantic import ValidationError
 
 from recall_operator.api import GROUP, VERSION, namespaced
@@ -78,12 +77,6 @@ CONFLICT_RETRIES = 4
 # a net under anything `must_reevaluate` does not know of, at a thirtieth of the
 # cost of working every answer out on every pass.
 REEVALUATE_AT_LEAST = timedelta(minutes=5)
-
-REEVALUATIONS = Counter(
-    "recall_reevaluations",
-    "Open incidents the re-evaluation loop came to, by result: evaluated (worked out again) or skipped (unchanged)",
-    ["result"], registry=metrics.REGISTRY,
-)
 
 
 def _now() -> datetime:
@@ -811,9 +804,9 @@ async def _reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Map
         why = must_reevaluate(_evaluations(memo).get(uid), meta.get("resourceVersion"), inputs,
                               open_=current_outcome(spec) is None, retry=key in _retries(memo))
         if why is None:
-            REEVALUATIONS.labels("skipped").inc()  # metrics
+            metrics.REEVALUATIONS.labels("skipped").inc()  # metrics
             return "skipped"
-        REEVALUATIONS.labels("evaluated").inc()  # metrics
+        metrics.REEVALUATIONS.labels("evaluated").inc()  # metrics
         kopf_logger.debug(f"re-evaluating incident {key[0]}/{key[1]}: {why}")
         _evaluations(memo).pop(uid, None)
         change = await evaluate(meta["name"], meta["namespace"], spec, status, meta, memo, indexes)
