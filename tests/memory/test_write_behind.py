@@ -183,6 +183,24 @@ async def test_queued_writes_stay_in_the_index_while_the_server_works_and_are_st
         await server.close()
 
 
+async def test_a_queued_write_behind_an_earlier_operation_that_never_ends_gives_up_with_the_reason(
+    hindsight_server: Any, history: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write of an outcome whose earlier version the server still holds queued waits for it, not forever."""
+    monkeypatch.setattr(hindsight, "QUEUED_WAIT", 0.5)
+    behind = HindsightMemory(hindsight_server.url, bank=bank(), write_behind=True, queued=True, poll_interval=3600)
+    memory = history.memory("inc-0001")
+    try:
+        # The server never finishes (nor fails) the earlier version's operation.
+        behind._pending[(memory.namespace, memory.incident)] = "an-operation-the-server-never-finishes"
+        await behind.remember(memory)
+        with pytest.raises(MemoryUnavailable, match=r"inc-0001.*still queued on the server after 0 s"):
+            await behind.flush()
+    finally:
+        behind._pending.clear()
+        await behind.close()
+
+
 async def test_replay_with_queued_writes_scores_as_with_stored_ones(hindsight_server: Any) -> None:
     """`recall replay --hindsight-writes queued`: recall is the index's either way, so the answers are the same."""
     from support import history as dataset_path

@@ -156,6 +156,8 @@ RETAIN_CONTEXT = "a confirmed incident outcome, written for a cold reader"
 READ_TIMEOUT = 10.0
 # How often a write of an incident whose earlier version is still queued on the server asks again.
 OPERATION_POLL = 0.2
+# How long a queued write waits for the server to finish an earlier version of the same outcome.
+QUEUED_WAIT = 120.0
 HEALTH_TIMEOUT = 3.0
 # A listing of the whole bank: LIST_PAGE documents (a few kB of metadata each) a request.
 LIST_PAGE = 500
@@ -529,11 +531,21 @@ class HindsightMemory:
         """One asynchronous retain: returns once the server has queued the batch (see `queued`)."""
         keys = {(q.memory.namespace, q.memory.incident) for q in batch}
         # An incident whose earlier version is still queued waits for it: the server's
-        # workers may take two operations at once, and the later must land last.
+        # workers may take two operations at once, and the later must land last. The
+        # wait ends: a server that neither finishes nor fails an operation in
+        # QUEUED_WAIT seconds leaves this batch not stored, with the reason.
+        deadline = time.monotonic() + QUEUED_WAIT
         while keys & self._pending.keys():
             await self._check_operations()
-            if keys & self._pending.keys():
-                await asyncio.sleep(OPERATION_POLL)
+            if not keys & self._pending.keys():
+                break
+            if time.monotonic() >= deadline:
+                earlier = sorted({self._pending[k] for k in keys & self._pending.keys()})
+                raise MemoryUnavailable(
+                    f"an earlier version of the same outcome is still queued on the server after {QUEUED_WAIT:.0f} s "
+                    f"(operation {', '.join(earlier)})"
+                )
+            await asyncio.sleep(OPERATION_POLL)
         operation = str(uuid.uuid4())
         answer = await self._call(
             BULK_TIMEOUT,
