@@ -132,6 +132,19 @@ def test_a_migration_s_moment_brings_an_unchanged_incident_back(
         final = await asyncio.to_thread(get)
         assert {m["incident"] for m in final["status"]["matches"]} == {"checkout-before", "checkout-again"}
         assert await incident._reevaluate(final, memo, indexes) == "skipped"
+
+        # An outcome: never skipped from now on, so its record goes (closed incidents keep none).
+        uid = final["metadata"]["uid"]
+        assert uid in memo.evaluations
+        outcome = {"runbook": "k8s-rollback-deploy", "rootCause": "a bad deploy", "summary": "rolled back again",
+                   "confirmedBy": "oncall-a",
+                   "actions": [{"action": "run runbook k8s-rollback-deploy", "result": "succeeded"}]}
+        resolved = await asyncio.to_thread(objects.patch_namespaced_custom_object, GROUP, VERSION, namespace,
+                                           "incidents", NAME, {"spec": {"resolution": outcome}})
+        await incident.incident_reconcile(event={"type": "MODIFIED"}, body=resolved, name=NAME, namespace=namespace,
+                                          spec=resolved["spec"], status=resolved.get("status") or {},
+                                          meta=resolved["metadata"], memo=memo, **indexes)
+        assert uid not in memo.evaluations
         await memory.close()
 
     asyncio.run(go())
