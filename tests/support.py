@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -20,7 +21,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -55,6 +56,18 @@ def wait_for(
         time.sleep(every)
     message = f"timed out after {deadline:.0f} s waiting for {what}; last seen: {last!r}"
     raise AssertionError(f"{message}\n{detail()}" if detail is not None else message)
+
+
+async def settled(what: str, probe: Callable[[], Awaitable[Any]], deadline: float = 180.0) -> Any:
+    """`wait_for` for a coroutine probe (each call may itself do the work, e.g. a poll); the same deadline."""
+    end = time.monotonic() + deadline
+    last: Any = None
+    while time.monotonic() < end:
+        last = await probe()
+        if last:
+            return last
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out after {deadline:.0f} s waiting for {what}; last seen: {last!r}")
 
 
 def free_port() -> int:

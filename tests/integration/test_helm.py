@@ -229,6 +229,7 @@ def test_weights_given_with_set_are_accepted(helm: str) -> None:
         (["--set", "scoring.weights.lexical=lots"], "/scoring/weights/lexical"),
         (["--set", "image.digest=latest"], "/image/digest"),
         (["--set", "networkPolicy.bridgeFrom={Bad_NS}"], "/networkPolicy/bridgeFrom/0"),
+        (["--set", "memory.hindsight.cluster=EU_West"], "/memory/hindsight/cluster"),
     ],
 )
 def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -> None:

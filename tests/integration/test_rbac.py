@@ -131,6 +131,19 @@ def test_the_approver_really_is_refused(kubectl: Callable[..., Any], bound: str)
     assert proc.returncode != 0 and "forbidden" in proc.stderr, proc.stderr
 
 
+def test_the_operator_reads_kube_system_for_its_cluster_identity_and_no_other_namespace_by_name(
+    kubectl: Callable[..., Any], bound: str
+) -> None:
+    """The one namespace `get` the chart grants (the UID a shared Hindsight bank keys its memories by)."""
+    assert can_i(kubectl, OPERATOR, "get", "namespaces/kube-system", bound)
+    assert not can_i(kubectl, OPERATOR, "get", "namespaces/default", bound)
+    assert not can_i(kubectl, OPERATOR, "update", "namespaces/kube-system", bound)
+    read = kubectl("get", "namespace", "kube-system", "-o", "jsonpath={.metadata.uid}", as_user=OPERATOR)
+    assert read.returncode == 0 and read.stdout.strip(), read.stderr
+    refused = kubectl("get", "namespace", bound, as_user=OPERATOR)
+    assert refused.returncode != 0 and "forbidden" in refused.stderr, refused.stderr
+
+
 def pod_of(manifest: dict[str, Any], name: str) -> dict[str, Any]:
     template = manifest["spec"]["template"]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "recall-incidents"},

@@ -17,6 +17,7 @@ import uuid
 from typing import Any
 
 import pytest
+from support import settled
 
 from recall_operator.config import ConfigError, OperatorSettings, cluster_identity
 from recall_operator.domain.models import EpisodicMemory
@@ -167,11 +168,17 @@ async def test_a_queued_write_replaces_the_document_written_before_identities_on
         await eu.remember(confirmed_in(history, SHARED, "eu"))
         await eu.flush()
         # Until the server has stored eu's document the old one stays: the bank never lacks the memory.
-        while eu._pending:
+        async def eu_stored() -> bool:
             assert await before.count() >= 1
             await eu.refresh()
-        while await before.count() != 1:
+            return not eu._pending
+
+        async def old_one_gone() -> bool:
             await eu.refresh()
+            return await before.count() == 1
+
+        await settled("the server to store eu's document", eu_stored)
+        await settled("the document written before identities to go", old_one_gone)
         mine = await eu.get(SHARED, NS)
         assert mine is not None and "(confirmed in eu)" in mine.resolution.summary
         assert await before.get(SHARED, NS) is None  # read without a cluster: the old document is gone

@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
+from support import settled
 
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.memory import hindsight
@@ -162,9 +163,12 @@ async def test_queued_writes_stay_in_the_index_while_the_server_works_and_are_st
             await behind.refresh()  # a poll while the server's worker may still be at it
             assert "inc-0001" in {m.incident for m in await behind.recall(asking)}
             assert behind.indexed
-        # The server's worker stores them all (as long as it takes; the operations are asked each poll).
-        while await server.count() < FIRST or behind._pending:
+        # The server's worker stores them all (the operations are asked each poll).
+        async def all_stored() -> bool:
             await behind.refresh()
+            return await server.count() >= FIRST and not behind._pending
+
+        await settled("the server's worker to store every queued outcome", all_stored)
         for m in history.memories[:FIRST]:
             assert await server.get(m.incident, m.namespace) == m
         assert await behind.count() == FIRST and behind.indexed
@@ -175,8 +179,11 @@ async def test_queued_writes_stay_in_the_index_while_the_server_works_and_are_st
         )
         await behind.remember(corrected)
         await behind.flush()
-        while await server.get("inc-0004", "default") != corrected:
+        async def corrected_stored() -> bool:
             await behind.refresh()
+            return await server.get("inc-0004", "default") == corrected
+
+        await settled("the corrected outcome on the server", corrected_stored)
         assert await behind.get("inc-0004", "default") == corrected
     finally:
         await behind.close()
