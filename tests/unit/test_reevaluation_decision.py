@@ -19,7 +19,7 @@ import pytest
 
 import recall_operator.domain as domain_pkg
 from domain_builders import T0, memory, migration, runbook
-from recall_operator.handlers.incident import (
+from recall_operator.domain.reevaluation import (
     REEVALUATE_AT_LEAST,
     Evaluated,
     Inputs,
@@ -136,6 +136,7 @@ CLOCK_READERS = {
     "recommend.gather": "ctx.now to stale_runbooks",
     "recommend._replacement": "ctx.now to stale_runbooks",
     "recommend.actionability": "ctx.now to memory_staleness",
+    "reevaluation.must_reevaluate": "the clock of the loop's own decision, compared with answer_expires",
 }
 
 

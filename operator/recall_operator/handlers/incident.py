@@ -37,8 +37,8 @@ import dataclasses
 import logging
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import kopf
@@ -52,12 +52,13 @@ from recall_operator.domain.consolidation import current_outcome, empty_outcome,
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
 from recall_operator.domain.grounding import unsupported_claims
-from recall_operator.domain.guards import memory_staleness, migration_time
+from recall_operator.domain.guards import memory_staleness
 from recall_operator.domain.similarity import score_candidates
 from recall_operator.domain.dna import incident_dna
-from recall_operator.domain.models import ArchitectureMigration, EpisodicMemory, Incident, IncidentSpec, Resolution
+from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
+from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expires, must_reevaluate
 from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
@@ -72,11 +73,6 @@ REEVALUATE_SECONDS = 10.0
 RUNBOOK_CONFLICT_RETRIES = 8
 # Answers redone when another writer changed the incident's status meanwhile.
 CONFLICT_RETRIES = 4
-# However unchanged its inputs look, an open incident's answer is worked out
-# again once this long after the last time (on the operator's clock; 30 passes):
-# a net under anything `must_reevaluate` does not know of, at a thirtieth of the
-# cost of working every answer out on every pass.
-REEVALUATE_AT_LEAST = timedelta(minutes=5)
 
 
 def _now() -> datetime:
@@ -678,37 +674,6 @@ async def incident_attention_index(
 INDEX_NAMES = ("runbook_index", "migration_index", "contradiction_index", "topology_index")
 
 
-@dataclasses.dataclass(frozen=True)
-class Inputs:
-    """What an open incident's answer is worked out from besides the incident, read just before evaluate() runs."""
-
-    memory: object  # memory.revision(); None: unknown (no memory, or a backend that cannot tell)
-    # The index entries of the incident's namespace, one tuple per index (INDEX_NAMES). Kopf
-    # keeps an entry's value object while the object's events bring an equal one, so
-    # comparing these (identity first, then ==) is cheap and exact.
-    cluster: tuple[tuple[Any, ...], ...]
-    now: datetime  # the operator's clock (memo.clock)
-    until: datetime | None  # when the clock alone may next change the answer (answer_expires); None: never
-
-
-@dataclasses.dataclass(frozen=True)
-class Evaluated:
-    """One evaluation of an open incident whose answer the incident now holds: at this version, from these inputs."""
-
-    resource_version: str
-    inputs: Inputs
-
-
-def answer_expires(migrations: Iterable[ArchitectureMigration], at: datetime) -> datetime | None:
-    """The first moment after `at` at which the clock alone may change an answer worked out at `at`.
-
-    The only rule that reads the clock: a migration counts from the moment it
-    takes effect (domain.guards.in_effect). So an answer holds until the next
-    migration of its namespace takes effect; None when none is still to come.
-    """
-    return min((t for m in migrations if (t := migration_time(m)) > at), default=None)
-
-
 def read_inputs(memo: kopf.Memo, namespace: str, indexes: Mapping[str, Any]) -> Inputs:
     """The inputs of an evaluation in `namespace`, as they are now.
 
@@ -721,38 +686,6 @@ def read_inputs(memo: kopf.Memo, namespace: str, indexes: Mapping[str, Any]) -> 
     cluster = tuple(tuple(indexes[name].get(namespace, ())) for name in INDEX_NAMES)
     return Inputs(memory=memory.revision() if memory is not None else None, cluster=cluster, now=now,
                   until=answer_expires(indexes["migration_index"].get(namespace, ()), now))
-
-
-def must_reevaluate(last: Evaluated | None, resource_version: str | None, now: Inputs, *, open_: bool,
-                    retry: bool, at_least: timedelta = REEVALUATE_AT_LEAST) -> str | None:
-    """Why the loop must work this incident's answer out again; None: it holds the answer its inputs give.
-
-    Pure, and conservative: any doubt means worked out again (a wasted
-    evaluation costs milliseconds; a skipped one that would have changed the
-    answer leaves a wrong recommendation). `last` is the evaluation on record
-    (None: none), `resource_version` the incident's as the loop sees it now.
-    """
-    if retry:
-        return "its answer failed before"  # the handler's failure: the loop answers it, always
-    if not open_:
-        return "an outcome waits for memory"  # the outbox: each pass retries the write
-    if last is None:
-        return "no evaluation on record"
-    if resource_version is None or resource_version != last.resource_version:
-        return "the incident changed"
-    if now.memory is None or last.inputs.memory is None:
-        return "memory cannot say whether it changed"
-    if now.memory != last.inputs.memory:
-        return "memory changed"
-    if now.cluster != last.inputs.cluster:
-        return "the catalog of its namespace changed"
-    if now.now < last.inputs.now:
-        return "the clock went back"
-    if last.inputs.until is not None and now.now >= last.inputs.until:
-        return "a migration took effect since"
-    if now.now - last.inputs.now >= at_least:
-        return f"not worked out for {at_least}"
-    return None
 
 
 def _evaluations(memo: kopf.Memo) -> dict[str, Evaluated]:

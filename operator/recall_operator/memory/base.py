@@ -103,7 +103,7 @@ class MemoryBackend(Protocol):
         Opaque, compared only with ==: two equal revisions mean every memory is
         as it was, including memories another connection, process or operator
         wrote. The re-evaluation loop skips an open incident whose answer was
-        worked out at the same revision (handlers.incident.must_reevaluate);
+        worked out at the same revision (domain.reevaluation.must_reevaluate);
         a backend that cannot tell says None, and every answer is worked out again.
         """
 
