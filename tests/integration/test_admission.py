@@ -123,7 +123,7 @@ def eventually_refused(attempt: Callable[[], Any], *words: str, what: str, deadl
 
 
 POLICIES = ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",
-            "recall-approval-open-incident", "recall-operator-jobs")
+            "recall-approval-open-incident", "recall-operator-jobs", "recall-operator-job-runbook")
 
 
 def test_policies_type_check_cleanly(kubectl: Callable[..., Any], policies: None) -> None:
@@ -382,6 +382,29 @@ def test_the_operators_account_creates_only_runbook_jobs(kubectl: Callable[..., 
     # The policy judges the operator's account only: the admin's own Jobs are RBAC's business.
     ok = create(kubectl, job(ns, "admins-own", container__image="attacker/miner:latest"), dry_run=True)
     assert ok.returncode == 0, ok.stderr
+
+
+def test_other_users_jobs_where_no_runbook_is_are_not_the_policys_business(
+    kubectl: Callable[..., Any], approvers: str
+) -> None:
+    """A namespace without Runbooks: the operator gets no Job there, everyone else's Jobs go through.
+
+    The API server looks a policy's parameters up before its matchConditions; bound
+    to every Job, the Runbook rules refused every user's Job in such a namespace
+    ("no params found for policy binding"), a CronJob of any team included.
+    """
+    ns = approvers
+    plain = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "nightly-report", "namespace": ns},
+             "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                            "containers": [{"name": "report", "image": "busybox:1.36",
+                                                            "command": ["true"]}]}}}}
+    eventually_refused(lambda: create(kubectl, job(ns, "no-runbook-here"), as_user=OPERATOR, dry_run=True),
+                       "no params found", what="the operator's account: a Job where no Runbook is")
+    for user in (None, "olga"):
+        if user:
+            kubectl("create", "rolebinding", "olga-jobs", "--clusterrole=edit", "--user=olga", "-n", ns, check=True)
+        ok = create(kubectl, plain, as_user=user, dry_run=True)
+        assert ok.returncode == 0, f"{user or 'the admin'}'s own Job where no Runbook is: {ok.stderr}"
 
 
 def test_zz_report(policies: None) -> None:

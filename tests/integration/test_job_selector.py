@@ -26,6 +26,13 @@ STEP = {"name": "show", "image": "busybox:1.36", "command": ["echo", "hi"], "dry
 def test_the_incident_selector_finds_the_jobs_made_for_that_incident(
     k8s_api: Any, namespace: str, incident: str
 ) -> None:
+    # Where the operator makes Jobs there are Runbooks; the chart's admission policy that reads
+    # them also weighs anyone's Jobs carrying the incident label, and another test's copy of it
+    # may still be loaded while this runs.
+    k8s.CustomObjectsApi(k8s_api).create_namespaced_custom_object(
+        "recall.dev", "v1alpha1", namespace, "runbooks",
+        {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "show"},
+         "spec": {"title": "show", "services": ["cart"], "steps": [STEP]}})
     batch = k8s.BatchV1Api(k8s_api)
     manifest = jobs.job_manifest(incident_name=incident, namespace=namespace, uid="u-1", step=STEP,
                                  phase="dryrun", attempt=1, parameters={}, plan_hash="0123456789abcdef")

@@ -96,7 +96,7 @@ def test_every_policy_is_bound_to_deny_everywhere() -> None:
     policies = by_kind("admission.yaml", "ValidatingAdmissionPolicy")
     bindings = by_kind("admission.yaml", "ValidatingAdmissionPolicyBinding")
     assert set(policies) == {"recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",
-                             "recall-approval-open-incident", "recall-operator-jobs"}
+                             "recall-approval-open-incident", "recall-operator-jobs", "recall-operator-job-runbook"}
     bound = {b["spec"]["policyName"]: b for b in bindings.values()}
     assert set(bound) == set(policies)
     for name, b in bound.items():
@@ -111,11 +111,18 @@ def test_every_policy_is_bound_to_deny_everywhere() -> None:
     identity = [v["expression"] for n in ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity")
                 for v in policies[n]["spec"]["validations"]]
     assert all("request.userInfo.username" in e or "UPDATE" in e for e in identity)
-    # The Jobs policy judges only what the operator's own account creates, and refuses where no Runbook is.
-    jobs = policies["recall-operator-jobs"]["spec"]
-    assert jobs["matchConditions"][0]["expression"] == (
-        "request.userInfo.username == 'system:serviceaccount:recall-system:recall-operator'")
-    assert bound["recall-operator-jobs"]["spec"]["paramRef"]["parameterNotFoundAction"] == "Deny"
+    # The Jobs policies judge only what the operator's own account creates, and refuse where no Runbook is.
+    for name in ("recall-operator-jobs", "recall-operator-job-runbook"):
+        assert policies[name]["spec"]["matchConditions"][0]["expression"] == (
+            "request.userInfo.username == 'system:serviceaccount:recall-system:recall-operator'")
+    runbook_rules = bound["recall-operator-job-runbook"]["spec"]
+    assert runbook_rules["paramRef"]["parameterNotFoundAction"] == "Deny"
+    # Parameters are looked up before matchConditions: bound to every Job, the lookup refused
+    # every user's Job in a namespace without Runbooks. Only the operator's labelled Jobs meet it.
+    assert runbook_rules["matchResources"]["objectSelector"] == {
+        "matchExpressions": [{"key": "recall.dev/incident", "operator": "Exists"}]}
+    assert "paramKind" not in policies["recall-operator-jobs"]["spec"]
+    assert any("recall.dev/incident" in v["expression"] for v in policies["recall-operator-jobs"]["spec"]["validations"])
 
 
 def test_example_namespace_enforces_restricted() -> None:

@@ -354,7 +354,11 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
     seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status), ctx.now)
     uid = incident["metadata"]["uid"]
     changes: dict[str, Any] = {}
+    # What this pass saw change, posted once its status write holds (a redo sees the
+    # change again); and what it did (a Job created), posted whatever the write: a
+    # redo finds that Job there and would never announce it.
     events: list[tuple[str, str, bool]] = []
+    started: list[tuple[str, str, bool]] = []
     refused: dict[tuple[str, str], str] = {}
 
     # (a) dry-run of an actionable plan whose Runbook still gives that plan: at
@@ -387,7 +391,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                                            service_account=account, plan_hash=plan_hash, runbook=runbook)
             created, refusal = await _create_job(api, manifest)
             if created:
-                events.append(("DryRunStarted", f"dry-run of step {c.step} started", False))
+                started.append(("DryRunStarted", f"dry-run of step {c.step} started", False))
             elif refusal:
                 refused[("dryrun", c.step)] = refusal
         if refused:
@@ -461,7 +465,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                 created, refusal = await _create_job(api, manifest)
                 if created:
                     verb = "rollback of step" if decision.create.phase == "rollback" else "step"
-                    events.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
+                    started.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
                 if refusal is None:
                     break
                 # Refused for good: that step failed, and the machine decides again (a rollback, or the end).
@@ -495,11 +499,10 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
             if state in machine.TERMINAL and execution.get("state") != state:
                 events.append((f"Execution{state}", decision.reason, state != machine.SUCCEEDED))
 
-    if changes and not await _apply(api, incident, changes):
-        return False
-    for reason, message, warning in events:
+    held = not changes or await _apply(api, incident, changes)
+    for reason, message, warning in started + (events if held else []):
         _event(incident, reason, message, warning)
-    return True
+    return held
 
 
 async def _evidence(api: Any, incident: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]], attempt: int,
