@@ -99,6 +99,29 @@ def test_rows_are_per_incident_and_side(dev_rows: list[dict]) -> None:
     assert all(r["matches"] == [] for r in off)  # memory off remembers nothing
 
 
+PINNED = Path(__file__).with_name("replay_pinned.jsonl")
+
+
+def pinned_rows(rows_of: dict[Path, list[dict]]) -> list[dict]:
+    return [{"history": path.parent.name, **row} for path, rows in rows_of.items() for row in rows]
+
+
+def test_every_answer_on_the_three_histories_is_the_pinned_one(rows_of: dict[Path, list[dict]]) -> None:
+    """Speed work must not move what triage answers: every row of both sides is pinned.
+
+    A change meant to move answers (scoring, the gate) re-pins them with
+    `PYTHONPATH=tests python tests/unit/test_replay.py --pin` and says in its commit which moved and why.
+    """
+    def key(row: dict) -> tuple[str, str, str]:
+        return row["history"], row["incident"], row["memory"]
+
+    pinned = {key(r): r for r in map(json.loads, PINNED.read_text().splitlines())}
+    now = {key(r): r for r in pinned_rows(rows_of)}
+    assert set(now) == set(pinned), sorted(set(now) ^ set(pinned))[:10]
+    moved = [f"{'/'.join(k)}: {pinned[k]} -> {now[k]}" for k in sorted(now) if now[k] != pinned[k]]
+    assert not moved, f"{len(moved)} answers moved:\n" + "\n".join(moved[:20])
+
+
 @pytest.mark.parametrize("path", [DEV, DEV2, DEV3], ids=["dev", "dev2", "dev3"])
 def test_shuffling_every_truth_leaves_every_row_unchanged(
     tmp_path: Path, capsys, rows_of: dict[Path, list[dict]], path: Path
@@ -192,3 +215,13 @@ def test_a_reason_never_counts_more_witnesses_than_it_names(tmp_path: Path) -> N
               if (m := re.match(r"(\d+) of (\d+) independent precedents", r))]
     assert counts, "dev3 has recommendations resting on precedents"
     assert all(0 < n <= of for n, of in counts), [c for c in counts if not 0 < c[0] <= c[1]]
+
+
+if __name__ == "__main__":  # PYTHONPATH=tests python tests/unit/test_replay.py --pin
+    import sys
+
+    if sys.argv[1:] != ["--pin"]:
+        sys.exit("usage: PYTHONPATH=tests python tests/unit/test_replay.py --pin   (rewrites replay_pinned.jsonl from a replay now)")
+    rows = pinned_rows({path: _json_replay(str(path), "--per-incident")["rows"] for path in (DEV, DEV2, DEV3)})
+    PINNED.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    print(f"pinned {len(rows)} rows in {PINNED.name}")
