@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import ipaddress
 import logging
 import os
@@ -53,6 +54,12 @@ def bridge_namespace(args: argparse.Namespace) -> str:
 
 async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> None:
     load_all()
+    # What is loaded by now (Kopf, the API client, every handler module: about 140k
+    # objects) lives as long as the process. Python's full collections walked it
+    # all, holding the event loop 150-270 ms; frozen, it is skipped, and the longest
+    # wait for an answer in `recall bench` fell from 150-200 ms to 40-130 ms.
+    gc.collect()
+    gc.freeze()
     tasks = []
     if args.bridge_port is not None:
         bridge_ns = bridge_namespace(args)
