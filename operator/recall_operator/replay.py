@@ -176,7 +176,9 @@ def apply_object(world: World, path: Path, event: Event) -> None:
                 raise DatasetError(f"{path}:{event.line}: field 'object.data.topology' is missing")
             world.topology = Topology.parse(text)
         elif kind == "Runbook":
-            world.catalog[name] = Runbook(name=name, spec=RunbookSpec.model_validate(spec))
+            # An edit keeps the time the catalog first got it, as an object's creationTimestamp does.
+            first = world.catalog[name].created_at if name in world.catalog else event.at
+            world.catalog[name] = Runbook(name=name, spec=RunbookSpec.model_validate(spec), created_at=first)
         elif kind == "ArchitectureMigration":
             world.migrations[name] = ArchitectureMigration(
                 name=name, spec=MigrationSpec.model_validate(spec), applied_at=event.at

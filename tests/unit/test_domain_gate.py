@@ -77,6 +77,24 @@ def test_no_runbook_remembered(evidence: Evidence, decided) -> None:
 
 
 @pytest.mark.parametrize(
+    ("evidence", "decided"),
+    [
+        (ev(fixes=(FIX,), chosen=FIX), None),
+        (ev(fixes=(FIX,), chosen=FIX, newer=FIT, last_worked="inc-1, resolved 2025-01-01"),
+         ("advisory", "catalog-b", "catalog", 60)),
+        (ev(fixes=(FIX,), chosen=FIX, actionability=40, newer=FIT), ("advisory", "catalog-b", "catalog", 40)),
+        (ev(fixes=(MANUAL,), chosen=MANUAL, newer=FIT), None),
+    ],
+    ids=["nothing-newer", "newer-fits-best", "never-above-memory-s-own-score", "no-runbook-chosen"],
+)
+def test_newer_runbook_written(evidence: Evidence, decided) -> None:
+    got = gate.newer_runbook_written(evidence)
+    assert (got and (got.mode, got.runbook, got.source, got.actionability)) == decided
+    if got:
+        assert "fix-a" in got.reason and "catalog-b" in got.reason and evidence.last_worked in got.reason
+
+
+@pytest.mark.parametrize(
     ("failed", "decided"),
     [({}, None), ({"fix-a": "inc-7"}, "advisory"), ({"other": "inc-7"}, None)],
     ids=["nothing-failed", "this-fix-failed", "another-fix-failed"],
@@ -316,3 +334,45 @@ def test_a_precedent_below_the_novel_bar_is_recognised_by_its_confirmed_outcome(
     rec = with_outcome.recommendation
     assert (rec.mode, rec.runbook) == ("advisory", "payment-rotate-psp-key")
     assert any(r.startswith("inc-0052 is recognised") for r in rec.reasons), rec.reasons
+
+
+# A search cluster filled its disks; the watermarks were raised and that worked.
+# Later the team wrote a runbook that deletes expired indices for the same failure.
+DISK = {
+    "title": "search-index data nodes past the flood-stage watermark, indices read-only",
+    "description": "disk on two data nodes passed 95%; writes to every index with a shard there are blocked",
+    "symptoms": ["disk-full", "read-only-index", "ingest-stalled"],
+}
+RAISE = runbook("search-raise-watermarks", ["search-index"], ["disk-full", "read-only-index"])
+EXPIRE = runbook("search-delete-expired-indices", ["search-index"], ["disk-full", "read-only-index", "ingest-stalled"])
+WORKED = T0 + timedelta(days=10)
+
+
+def _disk_answer(raise_created, expire_created):
+    raised = memory("inc-1", service="search-index", runbook=RAISE.name, resolved_at=WORKED, **DISK)
+    catalog = [RAISE.model_copy(update={"created_at": raise_created}),
+               EXPIRE.model_copy(update={"created_at": expire_created})]
+    return assess(incident(service="search-index", **DISK), [raised], context(catalog=catalog)).recommendation
+
+
+def test_a_runbook_written_after_memory_s_fix_last_worked_is_shown_instead() -> None:
+    rec = _disk_answer(T0, WORKED + timedelta(days=20))
+    assert (rec.mode, rec.runbook, rec.source) == ("advisory", EXPIRE.name, "catalog")
+    assert any(f"memory's fix, runbook {RAISE.name}, last worked (inc-1, resolved 2025-01-11)" in r
+               for r in rec.reasons)
+    assert any("never ran for this failure" in w for w in rec.warnings)
+
+
+@pytest.mark.parametrize(
+    ("raise_created", "expire_created"),
+    [
+        (T0, WORKED - timedelta(days=1)),  # the other runbook was there already when memory's fix worked
+        (WORKED + timedelta(days=30), WORKED + timedelta(days=30)),  # the whole catalog was created afresh since
+        (T0, None),  # nobody knows when it came
+        (None, WORKED + timedelta(days=20)),  # nor when memory's own runbook came
+    ],
+    ids=["older", "catalog-created-afresh", "age-unknown", "remembered-age-unknown"],
+)
+def test_memory_s_fix_stands_when_nothing_says_the_other_runbook_came_after_it(raise_created, expire_created) -> None:
+    rec = _disk_answer(raise_created, expire_created)
+    assert (rec.runbook, rec.source) == (RAISE.name, "memory")

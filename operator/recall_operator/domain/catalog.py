@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Runbook
 from recall_operator.domain.similarity import LexicalScorer, incident_words, overlap
@@ -84,6 +85,33 @@ def best_catalog_fit(
     # Where a runbook applies is not what it fixes: without a shared symptom it is not offered.
     fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR and f.shared_symptoms]
     return max(fits, key=lambda f: f.fit, default=None)
+
+
+def written_since(
+    spec: IncidentSpec,
+    catalog: Mapping[str, Runbook],
+    topology: Topology,
+    remembered: str,
+    last_worked: datetime,
+    excluded: Iterable[str] = (),
+) -> CatalogFit | None:
+    """The catalog's best fit for this incident, when it is not `remembered` and was written after `last_worked`.
+
+    Teams write a runbook after an incident taught them something: a
+    runbook that came after memory's fix last worked, and that the catalog
+    itself fits best to this incident, may be the team's newer answer to the
+    same failure. Only when the remembered runbook was already there when it
+    worked: a catalog whose runbooks were all created since (a new cluster, a
+    GitOps repository applied afresh) says nothing about which came first. A
+    runbook of unknown age is never taken for a newer one.
+    """
+    fit = best_catalog_fit(spec, catalog, topology, excluded=excluded)
+    if fit is None or fit.runbook == remembered or remembered not in catalog:
+        return None
+    then, created = catalog[remembered].created_at, catalog[fit.runbook].created_at
+    if then is None or created is None:
+        return None
+    return fit if then <= last_worked < created else None
 
 
 def runbook_words(runbook: Runbook) -> list[str]:

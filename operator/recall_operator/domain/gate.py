@@ -8,6 +8,7 @@ policy that decides wins, and the last one always does.
     nothing_similar          -> novel       no precedent is close enough, and none is recognised
     remembered_fix_stale     -> advisory    memory's fix was made stale by a migration
     no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
+    newer_runbook_written    -> advisory    the catalog got a better-fitting runbook after memory's fix last worked
     fix_failed_here          -> advisory    the chosen fix failed before under these conditions
     contradiction_open       -> advisory    confirmed outcomes disagree and nobody reconciled them
     precedents_disagree      -> advisory    another fix has nearly as much support
@@ -67,6 +68,8 @@ class Evidence:
     replacement_ceiling: int = 0
     manual_match: FixMatch | None = None  # the runbook that describes the manual fixes
     recognised: tuple[str, ...] = ()  # below the novel bar, but their confirmed outcomes say what this one says
+    newer: CatalogFit | None = None  # the catalog's best fit, written after the chosen fix last worked
+    last_worked: str = ""  # when and where the chosen fix last worked, for the reason
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,20 @@ def no_runbook_remembered(e: Evidence) -> Decision | None:
         f"the closest precedents were fixed by hand ({', '.join(e.chosen.described) or 'no runbook'}) "
         "and no catalog runbook describes that fix",
         warnings=("memory knows this failure, but only manual fixes; a person must decide",),
+    )
+
+
+def newer_runbook_written(e: Evidence) -> Decision | None:
+    if e.newer is None or e.chosen is None or e.chosen.runbook is None:
+        return None
+    fit, remembered = e.newer, e.chosen.runbook
+    return Decision(
+        "advisory", fit.runbook, "catalog", "newer_runbook_written",
+        f"runbook {fit.runbook} was written after memory's fix, runbook {remembered}, last worked ({e.last_worked}), "
+        f"and the catalog fits it best to this incident ({fit.why})",
+        actionability=min(e.actionability, round(fit.fit * 100)),
+        warnings=(f"runbook {fit.runbook} is newer than what memory knows, and never ran for this failure; "
+                  f"memory's fix was runbook {remembered}: a person decides",),
     )
 
 
@@ -199,6 +216,7 @@ CHAIN: tuple[Policy, ...] = (
     nothing_similar,
     remembered_fix_stale,
     no_runbook_remembered,
+    newer_runbook_written,
     fix_failed_here,
     contradiction_open,
     precedents_disagree,

@@ -170,6 +170,9 @@ class RunbookSpec(_Model):
 class Runbook(_Model):
     name: str
     spec: RunbookSpec
+    # When the catalog got it (the object's creationTimestamp): a runbook
+    # written after memory's fix last worked may be the team's newer fix.
+    created_at: datetime | None = None
 
 
 class RunbookRecord(_Model):

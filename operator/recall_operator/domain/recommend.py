@@ -16,7 +16,14 @@ from datetime import datetime
 from typing import Any
 
 from recall_operator.domain.candidates import clean_candidates, merge_repages
-from recall_operator.domain.catalog import CatalogFit, CatalogWords, FixMatch, best_catalog_fit, runbook_for_fix
+from recall_operator.domain.catalog import (
+    CatalogFit,
+    CatalogWords,
+    FixMatch,
+    best_catalog_fit,
+    runbook_for_fix,
+    written_since,
+)
 from recall_operator.domain.consolidation import final_outcome, runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
@@ -422,6 +429,13 @@ def gather(
         claims = "; ".join(f"{cl.memory}: {cl.claim}" for cl in c.spec.claims)
         warnings.append(f"open contradiction {c.name} ({c.spec.topic}): {claims}")
 
+    newer, last_worked = None, ""
+    if chosen is not None and chosen.runbook is not None and not leader_stale:
+        last = max((by_name[n] for n in (*chosen.ran_in, *chosen.described)), key=lambda s: s.memory.resolved_at)
+        newer = written_since(spec, ctx.catalog, ctx.topology, chosen.runbook, last.memory.resolved_at,
+                              excluded={*stale, *failed})
+        last_worked = f"{last.memory.incident}, resolved {last.memory.resolved_at.date().isoformat()}"
+
     manual = None
     if chosen is not None and chosen.runbook is not None and chosen.described:
         manual = FixMatch(chosen.runbook, max(described[n].relevance for n in chosen.described), chosen.described)
@@ -430,6 +444,7 @@ def gather(
             **bars, fixes=fixes, chosen=chosen, actionability=score, leader_stale=leader_stale, failed=failed,
             contradictions=contradicted, sides=[s for ranked in sides for s in ranked],
             replacement=replacement, replacement_ceiling=ceiling, manual_match=manual,
+            newer=newer, last_worked=last_worked,
         ),
         warnings, reasons, names,
     )

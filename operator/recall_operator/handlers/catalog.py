@@ -69,11 +69,13 @@ def _plain(view: Mapping[str, Any]) -> dict[str, Any]:
 
 @kopf.index(GROUP, VERSION, "runbooks")
 def runbook_index(
-    name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any], logger: Any, **_: Any
+    name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[str, Any],
+    logger: Any, **_: Any,
 ) -> dict[str, tuple[Runbook, RunbookRecord]] | None:
     namespace = namespaced(namespace)
     try:
-        runbook = Runbook(name=name, spec=RunbookSpec.model_validate(_plain(spec)))
+        runbook = Runbook(name=name, spec=RunbookSpec.model_validate(_plain(spec)),
+                          created_at=parse_time(meta.get("creationTimestamp")))
     except ValidationError as exc:
         logger.warning(f"runbook {name} is left out of the catalog: {exc.errors()[0]['msg']}")
         return None
