@@ -16,8 +16,9 @@ from recall_operator.domain import gate
 from recall_operator.domain.catalog import CatalogFit
 from recall_operator.domain.gate import Evidence, Fix
 from recall_operator.domain.models import Runbook
-from recall_operator.domain.recommend import assess
-from recall_operator.domain.similarity import incident_words
+from recall_operator.domain.candidates import merge_repages
+from recall_operator.domain.recommend import Settings, assess, gather
+from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words
 from recall_operator.domain.text import tokens
 from domain_builders import T0, context, contradiction, incident, memory, runbook, spec
 
@@ -376,3 +377,30 @@ def test_a_runbook_written_after_memory_s_fix_last_worked_is_shown_instead() -> 
 def test_memory_s_fix_stands_when_nothing_says_the_other_runbook_came_after_it(raise_created, expire_created) -> None:
     rec = _disk_answer(raise_created, expire_created)
     assert (rec.runbook, rec.source) == (RAISE.name, "memory")
+
+
+# One look-alike fixed by fix-x scores 66; three fixed by fix-y score 63, 54 and 51.
+FIX_X, FIX_Y = runbook("fix-x", ["cart-service"], ["timeout"]), runbook("fix-y", ["cart-service"], ["timeout"])
+
+
+def _look_alikes(*found: tuple[str, str, int]) -> list[ScoredMemory]:
+    return [ScoredMemory(memory(name, runbook=rb, resolved_at=T0 + timedelta(days=i), symptoms=["timeout"]),
+                         similarity, Breakdown(1, 1, 1, 1, 1, 1))
+            for i, (name, rb, similarity) in enumerate(found)]
+
+
+def test_look_alikes_under_the_novel_bar_vote_once_the_incident_has_a_precedent() -> None:
+    scored = _look_alikes(("inc-a", "fix-x", 66), ("inc-b", "fix-y", 63), ("inc-c", "fix-y", 54), ("inc-d", "fix-y", 51))
+    found = gather(incident(symptoms=["timeout"]), scored, merge_repages(scored), context(catalog=[FIX_X, FIX_Y]),
+                   Settings())
+    assert gate.decide(found.evidence).runbook == "fix-y"
+    assert "3 of 4 independent precedents were resolved by runbook fix-y" in found.reasons
+    assert {"inc-c", "inc-d"} <= set(found.names)
+
+
+def test_a_novel_incident_s_look_alikes_are_no_evidence() -> None:
+    scored = _look_alikes(("inc-a", "fix-x", 54), ("inc-b", "fix-y", 50))
+    found = gather(incident(symptoms=["timeout"]), scored, merge_repages(scored), context(catalog=[FIX_X, FIX_Y]),
+                   Settings())
+    assert (found.evidence.fixes, found.names) == ((), [])
+    assert gate.decide(found.evidence).mode == "novel"

@@ -75,7 +75,8 @@ class Settings:
     recognition_floor: int = 50
     # Below this actionability the recommendation is advisory: a person decides.
     actionable_bar: int = 60
-    # Precedents within this many points of the best one count as evidence too.
+    # Precedents within this many points of the best one count as evidence too
+    # (under the novel bar as well, once the incident is not novel).
     evidence_window: int = 15
     # When the runner-up fix has this share of the leader's support, the
     # precedents disagree and nobody should act on the leader alone.
@@ -282,7 +283,14 @@ def gather(
         disagreement_share=settings.disagreement_share, exploration=exploration,
         recognised=tuple(s.memory.incident for s in below_bar),
     )
-    floor = max(settings.novel_bar, best - settings.evidence_window)
+    if best < settings.novel_bar and not below_bar:
+        return Gathered(Evidence(**bars), [], [], [])  # novel: nothing is a precedent
+    # Once something is a precedent, its look-alikes within the window vote too,
+    # those under the novel bar included: the bar says whether this incident is
+    # novel, not which of its precedents count. (dev3 right on two incidents whose
+    # fix had three look-alikes in the 50s against one at 66; dev and dev2 no
+    # score moved. Clamping the window at the novel bar was the rule before.)
+    floor = best - settings.evidence_window
     evidence = [g for g in groups if g[0].similarity >= floor or any(recognised(s) for s in g)]
     if not evidence:
         return Gathered(Evidence(**bars), [], [], [])
