@@ -506,6 +506,8 @@ def report(result: dict[str, Any]) -> str:
         lines.append(f"{'panel_render_ms':<24} p50 {panel['p50']}, p99 {panel['p99']} "
                      f"({panel['incident']}: {panel['matches']} matches, {panel['page_kb']} KB page, objects in memory)")
     for key in ("e2e_p50_ms", "e2e_p99_ms", "floor_p50_ms", "floor_p99_ms", "e2e_over_floor", "e2e_p99_over_floor_p99",
+                "floor_answer_p50_ms", "floor_answer_p99_ms", "floor_answer_bytes", "e2e_over_floor_answer",
+                "e2e_p99_over_floor_answer_p99",
                 "storm_seconds", "storm_sent_seconds", "storm_floor_seconds", "storm_over_floor", "storm_incidents"):
         if key in result:
             target = TARGETS.get(key, "")
