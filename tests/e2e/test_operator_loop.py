@@ -13,12 +13,15 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from recall_operator_dev.demo import apply, history_steps, imported_execution, load_history, read_history, wait_for
+from recall_operator_dev.demo import (
+    apply, history_steps, import_outcome, imported_execution, load_history, read_history, wait_for,
+)
 from recall_operator.replay import run_replay
 from support import history
 
@@ -201,6 +204,51 @@ def test_recurrence_is_recalled_its_outcome_counted_and_a_clear_one_is_actionabl
                 and m.get("operation") == "Apply"}
     assert {"recall-triage", "recall-execution"} <= managers <= {
         "recall-triage", "recall-execution", "recall-lifecycle"}, managers
+
+
+DISK = {
+    "service": "search-index", "severity": "high",
+    "title": "search-index data nodes past the flood-stage watermark, indices read-only",
+    "description": "disk on two data nodes passed 95%; writes to every index with a shard there are blocked",
+    "symptoms": ["disk-full", "read-only-index", "ingest-stalled"],
+}
+
+
+def _runbook(name: str, title: str, symptoms: list[str], command: list[str]) -> dict[str, Any]:
+    return {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": name},
+            "spec": {"title": title, "services": ["search-index"], "symptoms": symptoms,
+                     "steps": [{"name": "act", "image": "curlimages/curl:8.6.0", "command": command}]}}
+
+
+def test_a_runbook_written_after_memory_s_fix_worked_is_shown_for_the_next_one(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
+) -> None:
+    apply(kubectl, namespace, _runbook("search-raise-watermarks", "raise the disk watermarks",
+                                       ["disk-full", "read-only-index"], ["curl", "-XPUT", "http://search/_cluster"]))
+    first = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "disk-1"}, "spec": DISK}
+    import_outcome(kubectl, namespace, first, {
+        "rootCause": "a tenant's backfill filled two data nodes", "summary": "raised the watermarks; writes resumed",
+        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
+        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}],
+    })
+    remembered = until("disk-1 in memory", lambda: (m := get_status("disk-1").get("memory") or {}).get("consolidated")
+                       and m)
+    # creationTimestamp counts whole seconds: the new runbook comes in a later second than the memory.
+    written = datetime.fromisoformat(remembered["writtenAt"])
+    wait_for("the next second", lambda: datetime.now(UTC) >= written.replace(microsecond=0) + timedelta(seconds=1),
+             timeout=5)
+    apply(kubectl, namespace, _runbook("search-delete-expired-indices", "delete indices past their retention",
+                                       ["disk-full", "read-only-index", "ingest-stalled"],
+                                       ["curl", "-XDELETE", "http://search/expired-*"]))
+    created = get_json("runbook", "search-delete-expired-indices")["metadata"]["creationTimestamp"]
+    assert datetime.fromisoformat(created.replace("Z", "+00:00")) > written
+
+    status, _ = _create_and_time(kubectl, namespace, {**first, "metadata": {"name": "disk-2"}}, get_status)
+    rec = status["recommendation"]
+    assert status["matches"][0]["incident"] == "disk-1"
+    assert (rec["mode"], rec["runbook"], rec["source"]) == ("advisory", "search-delete-expired-indices", "catalog"), rec
+    assert any("was written after memory's fix, runbook search-raise-watermarks, last worked (disk-1" in r
+               for r in rec["reasons"]), rec["reasons"]
 
 
 def test_after_the_redis_migration_the_vm_restart_is_stale(
