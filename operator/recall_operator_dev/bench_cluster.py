@@ -246,6 +246,7 @@ async def measure(quick: bool) -> dict[str, Any]:
     from recall_operator_dev.cluster import LocalCluster
 
     e2e_count, floor_count = (50, 50) if quick else (200, 200)
+    remembered = 1_000 if quick else 10_000
     with tempfile.TemporaryDirectory(prefix="recall-bench-cluster-") as tmp:
         cluster = LocalCluster(Path(tmp) / "cluster")
         print("  starting the local control plane", file=sys.stderr)
@@ -256,15 +257,8 @@ async def measure(quick: bool) -> dict[str, Any]:
             for ns in (BENCH_NAMESPACE, FLOOR_NAMESPACE):
                 cluster.kubectl("create", "namespace", ns)
             api = config.new_client_from_config(config_file=str(cluster.kubeconfig))
-            bridge_port, metrics_port = free_port(), free_port()
-            log = open(Path(tmp) / "operator.log", "w")
-            operator = subprocess.Popen(
-                [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", BENCH_NAMESPACE,
-                 "--memory", "embedded", "--memory-path", str(Path(tmp) / "memory.sqlite3"),
-                 "--bridge-port", str(bridge_port), "--metrics-port", str(metrics_port)],
-                env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}, stdout=log, stderr=subprocess.STDOUT,
-            )
-            await _wait_for_bridge(bridge_port)
+            store = Path(tmp) / "memory.sqlite3"
+            operator, bridge_port, metrics_port = await _start_operator(cluster.kubeconfig, store, Path(tmp) / "operator.log")
             # Warm both paths so that the first request's client start-up is not measured.
             await _floor(api, 3, "warm")
             await _e2e(api, 3, "warm")
@@ -294,6 +288,18 @@ async def measure(quick: bool) -> dict[str, Any]:
             storm_requests = _difference(_write_requests(cluster), requests_before)
             print("  the storm's writes by a plain client", file=sys.stderr)
             storm_floor_s = await asyncio.to_thread(_storm_floor, _client(cluster.kubeconfig, 32), 1000, 200)
+            # The same reconcile rounds with a remembered history, as an operator in use has one.
+            stop(operator)
+            operator = None
+            print(f"  reconcile latency with {remembered:,} memories", file=sys.stderr)
+            await _remember(store, remembered)
+            operator, _, _ = await _start_operator(cluster.kubeconfig, store, Path(tmp) / "operator-memory.log")
+            await _e2e(api, 3, "warm-memory")
+            floor_memory: list[float] = []
+            e2e_memory: list[float] = []
+            for r in range(ROUNDS):
+                floor_memory += await _floor(api, floor_count // ROUNDS, f"floor-memory-{r}")
+                e2e_memory += await _e2e(api, e2e_count // ROUNDS, f"e2e-memory-{r}")
         finally:
             if operator is not None:
                 stop(operator)
@@ -322,7 +328,45 @@ async def measure(quick: bool) -> dict[str, Any]:
         "storm_http_codes": {str(k): v for k, v in sorted(codes.items())},
         "storm_cpu_seconds": storm_cpu,
         "storm_api_writes": storm_requests,
+        # With the store holding `e2e_memory_count` memories: recall and scoring are in the answer.
+        "e2e_memory_count": remembered,
+        "e2e_memory_p50_ms": round(statistics.median(e2e_memory), 1),
+        "e2e_memory_p99_ms": round(_p99(e2e_memory), 1),
+        "e2e_memory_over_floor": round(statistics.median(e2e_memory) / statistics.median(floor_memory), 2),
+        "e2e_memory_p99_over_floor_p99": round(_p99(e2e_memory) / _p99(floor_memory), 2),
     }
+
+
+async def _start_operator(kubeconfig: Path, store: Path, log_path: Path) -> tuple[subprocess.Popen[Any], int, int]:
+    """`recall run` on the bench namespace with the embedded store at `store`; once its bridge answers."""
+    bridge_port, metrics_port = free_port(), free_port()
+    operator = subprocess.Popen(
+        [sys.executable, "-m", "recall_operator.cli", "run", "--namespace", BENCH_NAMESPACE,
+         "--memory", "embedded", "--memory-path", str(store),
+         "--bridge-port", str(bridge_port), "--metrics-port", str(metrics_port)],
+        env={**os.environ, "KUBECONFIG": str(kubeconfig)}, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+    )
+    try:
+        await _wait_for_bridge(bridge_port)
+    except BaseException:
+        stop(operator)
+        raise
+    return operator, bridge_port, metrics_port
+
+
+async def _remember(store: Path, count: int) -> None:
+    """Fill the operator's store (stopped) with `count` synthetic memories made from the sample history."""
+    import random
+    from datetime import UTC, datetime
+
+    from recall_operator.memory.embedded import EmbeddedMemory
+    from recall_operator_dev.bench import SAMPLE, fill, load_base
+
+    memory = EmbeddedMemory(str(store))
+    try:
+        await fill(memory, load_base(SAMPLE), random.Random(11), datetime(2025, 1, 1, tzinfo=UTC), 0, count)
+    finally:
+        await memory.close()
 
 
 def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
