@@ -39,7 +39,7 @@ from typing import Any
 from recall_operator_dev import apiclient
 from recall_operator_dev.kwok_stages import KWOK_STAGES
 from recall_operator_dev.pki import Pki, kubeconfig
-from recall_operator_dev.processes import alive, free_port, log_tail, proc_start_time
+from recall_operator_dev.processes import alive, log_tail, proc_start_time, restartable_port
 
 __all__ = [
     "COMPONENTS",
@@ -298,9 +298,9 @@ class LocalCluster:
         if fresh:
             self._wipe()
         deadline = time.monotonic() + timeout
-        # Free ports are picked by binding to port 0 and letting go; another
-        # process may take one before our component binds it. Such a start is
-        # retried with new ports rather than failed.
+        # Free ports are picked by binding and letting go (processes.restartable_port);
+        # another process may take one before our component binds it. Such a start
+        # is retried with new ports rather than failed.
         for attempt in range(PORT_RACE_ATTEMPTS):
             try:
                 return self._up_once(deadline, out)
@@ -318,7 +318,7 @@ class LocalCluster:
         self._state = {
             "testbin": str(testbin),
             "ports": {
-                name: free_port()
+                name: restartable_port()
                 for name in ("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok")
             },
         }
