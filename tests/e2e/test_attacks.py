@@ -207,5 +207,24 @@ def test_a_bridge_incident_needs_two_approvers(env: Env, namespace: str) -> None
     ATTACKS.append("one person approving a bridge-opened incident alone")
 
 
+# -- a runbook's age (gate policy newer_runbook_written) ---------------------------
+
+
+def test_nobody_dates_a_runbook_to_outrank_memory(env: Env) -> None:
+    """A runbook created after memory's fix worked is shown instead of it: its age must be the API server's word."""
+    body = {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
+            "metadata": {"name": "cart-newer", "creationTimestamp": "2031-01-01T00:00:00Z"}, "spec": RUNBOOK}
+    # The chart's roles write no Runbook at all: the catalog is the GitOps repository's.
+    for user in (MALLORY, "bob"):
+        proc = env.as_user(user, "create", "-f", "-", input=json.dumps(body))
+        assert proc.returncode != 0 and "forbidden" in proc.stderr.lower(), proc.stderr
+    # Whoever may write one (here the admin) cannot choose its creation time either.
+    proc = env.kubectl("create", "-n", env.ns, "-f", "-", input=json.dumps(body))
+    assert proc.returncode == 0, proc.stderr
+    created = env.get("runbooks.recall.dev", "cart-newer")["metadata"]["creationTimestamp"]
+    assert not created.startswith("2031"), created
+    ATTACKS.append("a runbook dated by its author")
+
+
 def test_zz_report() -> None:
     print(f"\nattacks refused by the operator: {len(ATTACKS)}: " + "; ".join(ATTACKS))
