@@ -2,7 +2,7 @@
 
 - ``wait_for``: poll a probe until it returns something truthy, or fail naming what was awaited
   (and, with ``detail``, what the reader needs to see why).
-- ``free_port``: a free TCP port on loopback.
+- ``free_port``: a free loopback port (recall_operator.ports: one a restart finds free again).
 - ``wait_http_ok``: poll a URL until it answers 200, while a process is alive.
 - ``post_json``: POST a body and read the JSON answer, HTTP errors included.
 - ``stop_process``: SIGTERM a subprocess, then SIGKILL it when it will not stop.
@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -25,6 +24,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from recall_operator.ports import free_port as free_port  # re-exported: the tests take ports from here
 
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 HISTORIES = ("dev", "dev2", "dev3")
@@ -68,12 +69,6 @@ async def settled(what: str, probe: Callable[[], Awaitable[Any]], deadline: floa
             return last
         await asyncio.sleep(0.05)
     raise AssertionError(f"timed out after {deadline:.0f} s waiting for {what}; last seen: {last!r}")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_http_ok(url: str, proc: subprocess.Popen[Any], timeout: float, every: float = 0.2) -> bool:

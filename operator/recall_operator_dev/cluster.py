@@ -39,7 +39,7 @@ from typing import Any
 from recall_operator_dev import apiclient
 from recall_operator_dev.kwok_stages import KWOK_STAGES
 from recall_operator_dev.pki import Pki, kubeconfig
-from recall_operator_dev.processes import alive, log_tail, proc_start_time, restartable_port
+from recall_operator_dev.processes import alive, free_port, log_tail, proc_start_time
 
 __all__ = [
     "COMPONENTS",
@@ -298,7 +298,7 @@ class LocalCluster:
         if fresh:
             self._wipe()
         deadline = time.monotonic() + timeout
-        # Free ports are picked by binding and letting go (processes.restartable_port);
+        # Free ports are picked by binding and letting go (recall_operator.ports);
         # another process may take one before our component binds it. Such a start
         # is retried with new ports rather than failed.
         for attempt in range(PORT_RACE_ATTEMPTS):
@@ -318,7 +318,7 @@ class LocalCluster:
         self._state = {
             "testbin": str(testbin),
             "ports": {
-                name: restartable_port()
+                name: free_port()
                 for name in ("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok")
             },
         }

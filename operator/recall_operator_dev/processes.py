@@ -2,56 +2,13 @@
 
 from __future__ import annotations
 
-import random
-import socket
 import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["alive", "free_port", "log_tail", "proc_start_time", "restartable_port", "stop"]
+from recall_operator.ports import free_port
 
-
-def free_port() -> int:
-    """A loopback port free right now (another process may still take it before it is bound)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-# Where the kernel takes the local ports of outgoing connections (Linux; elsewhere this default).
-EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
-# How far below that range restartable ports are picked from.
-RESTARTABLE_SPAN = 10_000
-
-
-def ephemeral_range() -> tuple[int, int]:
-    try:
-        low, high = EPHEMERAL_RANGE_FILE.read_text().split()
-        return int(low), int(high)
-    except (OSError, ValueError):
-        return 32768, 60999
-
-
-def restartable_port(rng: random.Random | None = None) -> int:
-    """A loopback port free right now, outside the range of outgoing connections' local ports.
-
-    A component restarted on its port must find it free again. A port from the
-    ephemeral range (what binding port 0 gives) can meanwhile become the local
-    end of any outgoing connection, the API server's reconnects to a stopped
-    etcd among them, and the restart fails with "address already in use".
-    """
-    pick = rng or random.SystemRandom()
-    low, _ = ephemeral_range()
-    first = max(1024, low - RESTARTABLE_SPAN)
-    for _ in range(200):
-        port = pick.randrange(first, low)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    return free_port()
+__all__ = ["alive", "free_port", "log_tail", "proc_start_time", "stop"]
 
 
 def proc_start_time(pid: int) -> int | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hindsight_server import free_port
+from support import free_port
 from recall_operator.memory.hindsight import HindsightMemory
 
 pytestmark = pytest.mark.hindsight

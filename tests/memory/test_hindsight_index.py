@@ -181,7 +181,7 @@ async def test_without_the_index_recall_asks_the_server_and_finds_the_same_prece
 
 async def test_an_operator_started_while_hindsight_is_down_says_memory_is_unavailable(history: Any) -> None:
     """No index to list and no server to ask: recall, get and count raise, healthy() says no; none hangs."""
-    from hindsight_server import free_port
+    from support import free_port
 
     from recall_operator.memory.base import MemoryUnavailable
 

@@ -37,6 +37,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from recall_operator.ports import free_port
+
 PG_USER = "postgres"
 PG_INSTANCE = "hs"
 PG_DATABASE = "hindsight"
@@ -45,12 +47,6 @@ START_TIMEOUT = 180.0
 
 class HindsightServerError(RuntimeError):
     """The server did not start; the message ends with the tail of its log."""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_port_free(port: int, deadline: float) -> None:
