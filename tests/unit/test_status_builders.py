@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import UTC, datetime, timedelta
 
 from recall_operator.domain.dna import incident_dna
@@ -222,3 +223,25 @@ def test_a_denial_is_explained_in_the_match() -> None:
     assert match["breakdown"]["ruledOut"] < 0
     _, _, plain = _triage([_memory("inc-1", 30)], _ctx())
     assert plain.patch["matches"][0]["ruledOut"] is None
+
+
+def test_an_answer_leaves_no_reference_cycles_behind() -> None:
+    # Objects in a reference cycle outlive the answer that made them until
+    # Python's full collection finds them; in the operator each such
+    # collection holds the event loop for 20-90 ms. Everything an answer
+    # builds must go when its last reference does.
+    migration = ArchitectureMigration(
+        name="redis-to-managed",
+        spec=MigrationSpec.model_validate({"targetService": "redis-cluster", "migrationDate": "2025-02-01",
+                                           "impactedRunbooks": ["redis-restart"]}),
+    )
+    gc.collect()
+    gc.disable()
+    try:
+        for candidates, ctx in (([_memory("inc-1", 3), _memory("inc-2", 40)], _ctx()), ([], _ctx()),
+                                ([_memory("inc-1", 3)], _ctx([migration]))):
+            _, _, change = _triage(candidates, ctx)
+            st.leftovers(change.patch, {"recommendation": {"parameters": {"OLD": "x"}}}, st.TRIAGE_KEYS)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -68,16 +68,19 @@ class Topology:
 
         A cycle in the topology is cut where it closes, so a typo there cannot hang the operator.
         """
-        memo: dict[str, int] = {}
-
-        def walk(s: str, path: frozenset[str]) -> int:
-            if s in memo:
-                return memo[s]
-            deps = [d for d in self.depends_on.get(s, frozenset()) if d not in path]
-            memo[s] = max((1 + walk(d, path | {d}) for d in sorted(deps)), default=0)
-            return memo[s]
-
-        return walk(service, frozenset({service}))
+        return _longest_chain(self.depends_on, service, frozenset({service}), {})
 
     def callers(self, service: str) -> frozenset[str]:
         return frozenset(s for s, deps in self.depends_on.items() if service in deps)
+
+
+def _longest_chain(depends_on: Mapping[str, frozenset[str]], service: str, path: frozenset[str],
+                   memo: dict[str, int]) -> int:
+    # A function of the module, not a closure: a closure that calls itself is a
+    # reference cycle, and every answer's Topology would wait for the garbage
+    # collector instead of being freed when the answer is done.
+    if service in memo:
+        return memo[service]
+    deps = [d for d in depends_on.get(service, frozenset()) if d not in path]
+    memo[service] = max((1 + _longest_chain(depends_on, d, path | {d}, memo) for d in sorted(deps)), default=0)
+    return memo[service]

@@ -124,18 +124,21 @@ def leftovers(sent: Mapping[str, Any], held: Mapping[str, Any], keys: Sequence[s
     which to delete. Maps are compared key by key; lists and values are the
     writer's whole. Empty when nothing is left over.
     """
-    def diff(s: Mapping[str, Any], h: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in h.items():
-            if k not in s:
-                out[k] = None
-            elif isinstance(v, Mapping) and isinstance(s[k], Mapping):
-                inner = diff(s[k], v)
-                if inner:
-                    out[k] = inner
-        return out
+    return _unsent({k: sent[k] for k in keys if k in sent}, {k: held[k] for k in keys if k in held})
 
-    return diff({k: sent[k] for k in keys if k in sent}, {k: held[k] for k in keys if k in held})
+
+def _unsent(sent: Mapping[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
+    # Not a closure inside leftovers: one that calls itself is a reference
+    # cycle, left for the garbage collector after every status write.
+    out: dict[str, Any] = {}
+    for k, v in held.items():
+        if k not in sent:
+            out[k] = None
+        elif isinstance(v, Mapping) and isinstance(sent[k], Mapping):
+            inner = _unsent(sent[k], v)
+            if inner:
+                out[k] = inner
+    return out
 
 
 def dna_status(dimensions: Sequence[Dimension]) -> dict[str, dict[str, Any]]:
