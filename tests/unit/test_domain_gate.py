@@ -187,7 +187,9 @@ def test_a_failure_fixed_by_hand_is_answered_with_the_runbook_written_for_that_f
     ctx = context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK])
     rec = assess(incident(service="orders-db", **WAL_TEXT), [by_hand], ctx).recommendation
     assert (rec.mode, rec.runbook, rec.source) == ("advisory", "orders-db-drop-abandoned-slot", "catalog")
-    assert any("describes the manual fix of inc-1" in r for r in rec.reasons)
+    described = [r for r in rec.reasons if "describes the manual fix of inc-1" in r]
+    # The evidence and the deciding policy both say it: on-call reads it once, last, as the reason.
+    assert len(described) == 1 and rec.reasons[-1] == described[0], rec.reasons
 
 
 def test_a_manual_fix_no_runbook_describes_leaves_no_runbook() -> None:

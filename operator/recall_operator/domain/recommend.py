@@ -166,9 +166,12 @@ def assess(
             actionability=decision.actionability,
             runbook=decision.runbook,
             source=decision.source,
-            warnings=[*decision.warnings, *([] if novel else found.warnings)],
+            # The deciding policy may repeat a line of the evidence (the manual
+            # fix a catalog runbook describes): each is said once, and the
+            # deciding reason stays last, where on-call reads why.
+            warnings=list(dict.fromkeys([*decision.warnings, *([] if novel else found.warnings)])),
             evidence=[] if novel else found.names,
-            reasons=[*([] if novel else found.reasons), decision.reason],
+            reasons=[*(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
         ),
     )
 
