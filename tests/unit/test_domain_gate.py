@@ -14,10 +14,10 @@ import pytest
 
 from recall_operator.domain import gate
 from recall_operator.domain.catalog import CatalogFit
-from recall_operator.domain.gate import Evidence, Fix
+from recall_operator.domain.gate import Evidence, Fix, Side
 from recall_operator.domain.models import Runbook
 from recall_operator.domain.candidates import merge_repages
-from recall_operator.domain.recommend import Settings, assess, gather
+from recall_operator.domain.recommend import Settings, assess, gather, side_reason
 from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words
 from recall_operator.domain.text import tokens
 from domain_builders import T0, context, contradiction, incident, memory, runbook, spec
@@ -245,6 +245,19 @@ def test_a_contradiction_answers_with_the_side_whose_conditions_this_incident_sh
     assert any("resembles the side of inc-1" in r for r in rec.reasons)
     rejected = incident(service="kafka-orders", description="the database rejects small inserts: too many parts", **LAG)
     assert assess(rejected, history, ctx).recommendation.runbook == BATCH.name
+
+
+@pytest.mark.parametrize("near, other, says, never", [
+    (0.18, 0.06, "(its conditions' words 0.18, fixed by bigger-batches) more than inc-1 (0.06, fixed by scale)",
+     "confirmed last"),
+    # Neither side's conditions are in the words: the reason is the order of confirmation, and it says so.
+    (0.0, 0.0, "(its conditions' words 0.00, fixed by bigger-batches) as much as inc-1 (0.00, fixed by scale); "
+     "the side confirmed last speaks", "more than"),
+])
+def test_the_side_reason_claims_a_resemblance_only_when_the_words_show_one(near, other, says, never) -> None:
+    line = side_reason(Side("lag", "bigger-batches", ("inc-2",), 80, near), [Side("lag", "scale", ("inc-1",), 85, other)])
+    assert line.startswith("contradiction lag: this incident resembles the side of inc-2 (")  # the panel reads this
+    assert says in line and never not in line, line
 
 
 def test_an_open_contradiction_stays_advisory_whichever_side_is_nearer() -> None:

@@ -257,6 +257,21 @@ def contradiction_sides(
     return out
 
 
+def side_reason(near: Side, others: Sequence[Side]) -> str:
+    """The line that says which side of a contradiction speaks for this incident, and why.
+
+    When no side's conditions are in this incident's words more than
+    another's, the side confirmed last speaks (`contradiction_sides`), and the
+    line says so instead of claiming a resemblance the words do not show.
+    """
+    rest = "; ".join(f"{', '.join(o.memories)} ({o.condition:.2f}, fixed by {o.runbook or 'hand'})" for o in others)
+    head = (f"contradiction {near.contradiction}: this incident resembles the side of {', '.join(near.memories)} "
+            f"(its conditions' words {near.condition:.2f}, fixed by {near.runbook or 'hand'})")
+    if all(near.condition > o.condition for o in others):
+        return f"{head} more than {rest}"
+    return f"{head} as much as {rest}; the side confirmed last speaks"
+
+
 def gather(
     incident: Incident,
     scored: Sequence[ScoredMemory],
@@ -338,11 +353,7 @@ def gather(
         for side in others:
             overruled.update(side.memories)
         linked += [by_name[m] for m in near.memories if by_name[m] not in members and by_name[m] not in linked]
-        reasons.append(
-            f"contradiction {near.contradiction}: this incident resembles the side of {', '.join(near.memories)} "
-            f"(its conditions' words {near.condition:.2f}, fixed by {near.runbook or 'hand'}) more than "
-            + "; ".join(f"{', '.join(o.memories)} ({o.condition:.2f}, fixed by {o.runbook or 'hand'})" for o in others)
-        )
+        reasons.append(side_reason(near, others))
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
     failed = failed_before(considered, ctx.catalog.keys())
