@@ -49,6 +49,7 @@ def test_redis_migration_marks_the_memory_stale_without_deleting_it(catalog) -> 
     assert adjusted and " because inc-0017 used runbook redis-restart-vm" in adjusted[0]
     assert not (rec.mode == "actionable" and rec.runbook == "redis-restart-vm")
     assert rec.runbook != "redis-restart-vm"
+    assert "precedents used runbook redis-restart-vm, but it is stale after migration redis-to-enterprise" in rec.reasons
 
 
 def test_a_stale_fix_phrase_deducts_but_never_below_the_floor() -> None:
@@ -97,6 +98,10 @@ def test_a_runbook_whose_last_attempt_failed_is_never_actionable() -> None:
     rec = assess(incident(**REDIS_TEXT), [failed], context(catalog=[rb])).recommendation
     assert not (rec.mode == "actionable" and rec.runbook == "cart-restart")
     assert any("cart-restart was tried before" in w for w in rec.warnings)
+    # When another precedent of the same failure it resolved speaks for it, the reason names the failure.
+    worked = memory("inc-4", actions=[("run cart-restart", "succeeded")], runbook="cart-restart", **REDIS_TEXT)
+    rec = assess(incident(**REDIS_TEXT), [worked, failed], context(catalog=[rb])).recommendation
+    assert "precedents used runbook cart-restart, but it failed before in inc-5" in rec.reasons, rec.reasons
 
 
 def test_nothing_alike_is_novel_and_read_only() -> None:

@@ -380,7 +380,7 @@ def gather(
         if name in {s.memory.incident for s in described_by.get(match.runbook, [])}:
             reasons.append(match.why())
 
-    blocked: dict[str | None, str] = {rb: f"stale after migration {stale[rb]}" for rb in support if rb in stale}
+    blocked: dict[str | None, str] = {rb: f"is stale after migration {stale[rb]}" for rb in support if rb in stale}
     # A fix loses its vote when it failed in a precedent about as close as the
     # ones that back it; a failure in a remoter look-alike (another root cause,
     # perhaps) still keeps it from being actionable, but does not erase it.
@@ -395,7 +395,7 @@ def gather(
             blocked[rb] = f"failed before in {failed_near[rb]}"
     for rb, cause in blocked.items():
         if rb is not None:
-            reasons.append(f"precedents used runbook {rb}, but it is {cause}")
+            reasons.append(f"precedents used runbook {rb}, but it {cause}")
 
     fixes = tuple(
         Fix(rb, w, tuple(s.memory.incident for s in ran_in[rb]), tuple(s.memory.incident for s in described_by[rb]),
