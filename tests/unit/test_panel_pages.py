@@ -15,13 +15,16 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from recall_operator.domain.gate import Side
+from recall_operator.domain.recommend import side_reason
 from recall_operator.panel import server, views
 from recall_operator.panel.source import StaticSource
 
 NS = "shop"
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
-SIDE = ("contradiction poll-tuning: this incident resembles the side of inc-0024, inc-0051 "
-        "(its conditions' words 0.18, fixed by reduce-poll-records) more than inc-0007 (0.06, fixed by raise-poll)")
+# The line as the decision chain writes it, so the panel reads what the operator says.
+SIDE = side_reason(Side("poll-tuning", "reduce-poll-records", ("inc-0024", "inc-0051"), 80, 0.18),
+                   [Side("poll-tuning", "raise-poll", ("inc-0007",), 70, 0.06)])
 HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)> & \"quotes\""
 
 
@@ -173,3 +176,11 @@ def test_everything_the_panel_serves_ships_in_the_package() -> None:
               if p.is_file() and p.suffix in (".html", ".css", ".svg", ".png", ".js")]
     assert served and not [p for p in served if p.endswith(".js")], "no script is served"
     assert [p for p in served if not any(fnmatch.fnmatch(p, g) for g in globs)] == []
+
+
+@pytest.mark.parametrize("condition", [0.18, 0.0])  # a side that resembles more, and a tie the newer side wins
+def test_the_panel_finds_the_side_in_either_line_the_chain_writes(condition: float) -> None:
+    line = side_reason(Side("poll-tuning", "reduce-poll-records", ("inc-0024", "inc-0051"), 80, condition),
+                       [Side("poll-tuning", "raise-poll", ("inc-0007",), 70, 0.0)])
+    assert views.contradiction_reasons([line, "win rate of raise-poll is 0.50"]) == {
+        "poll-tuning": (line, ["inc-0024", "inc-0051"])}
