@@ -238,8 +238,11 @@ def test_an_unchanged_open_incident_is_skipped_and_each_input_brings_it_back(
                         lambda: (s := get_status("quiet")).get("matches") and s)
     assert recalled["matches"][0]["incident"] == "checkout-before"
     assert recalled["matches"][0].get("stale") is None
-    assert recalled["recommendation"]["runbook"] == "k8s-rollback-deploy"
-    assert not recalled["recommendation"].get("steps"), "not in the catalog yet: no plan"
+    # Not in the catalog yet: memory's fix is named in the reasons, never offered as the runbook.
+    assert "runbook" not in recalled["recommendation"] and not recalled["recommendation"].get("steps")
+    assert recalled["recommendation"]["mode"] == "advisory"
+    assert "precedents used runbook k8s-rollback-deploy, but it is not in the catalog" in (
+        recalled["recommendation"]["reasons"])
     assert _reevaluations("evaluated") > evaluated
 
     # A Runbook: the remembered fix is now in the catalog, with its steps.

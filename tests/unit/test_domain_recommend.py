@@ -197,3 +197,15 @@ def test_a_precedent_recognised_by_its_confirmed_cause_is_listed_first_but_the_g
     assert terse.similarity + terse.recognition > alike.similarity + alike.recognition
     # The gate's "best similarity" is the highest similarity, whatever the order.
     assert result.recommendation.similarity == max(m.similarity for m in result.matches)
+
+
+@pytest.mark.parametrize("catalog, answer", [
+    ([MANAGED], ("advisory", "redis-failover-managed", "catalog")),  # the catalog's best fit instead, never actionable
+    ([], ("advisory", None, None)),
+])
+def test_a_remembered_runbook_the_catalog_no_longer_holds_is_never_recommended(catalog, answer) -> None:
+    # The precedent is strong enough to act on (see the test above), but its
+    # runbook was deleted or renamed since: it has no steps to run here.
+    rec = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], context(catalog=catalog, records=RECORDS)).recommendation
+    assert (rec.mode, rec.runbook, rec.source) == answer
+    assert "precedents used runbook redis-restart-vm, but it is not in the catalog" in rec.reasons, rec.reasons

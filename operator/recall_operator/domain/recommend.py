@@ -381,6 +381,10 @@ def gather(
             reasons.append(match.why())
 
     blocked: dict[str | None, str] = {rb: f"is stale after migration {stale[rb]}" for rb in support if rb in stale}
+    # A remembered runbook that the catalog no longer holds (deleted, renamed,
+    # or written only where the memory came from) has no steps to run here.
+    blocked.update({rb: "is not in the catalog" for rb in support
+                    if rb is not None and rb not in ctx.catalog and rb not in blocked})
     # A fix loses its vote when it failed in a precedent about as close as the
     # ones that back it; a failure in a remoter look-alike (another root cause,
     # perhaps) still keeps it from being actionable, but does not erase it.
