@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
 
 import pytest
 
+from recall_operator import replay as replay_module
 from recall_operator.cli import main
+from recall_operator.memory.embedded import EmbeddedMemory
 from support import history
 
 DEV = history("dev")
@@ -225,3 +228,44 @@ if __name__ == "__main__":  # PYTHONPATH=tests python tests/unit/test_replay.py 
     rows = pinned_rows({path: _json_replay(str(path), "--per-incident")["rows"] for path in (DEV, DEV2, DEV3)})
     PINNED.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     print(f"pinned {len(rows)} rows in {PINNED.name}")
+
+
+def _catalog_of(path: Path) -> set[str]:
+    return {e.raw["object"]["metadata"]["name"] for e in replay_module.read_events(path)
+            if e.type == "apply" and e.raw["object"].get("kind") == "Runbook"}
+
+
+@pytest.fixture(scope="module")
+def on_a_shared_store(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, list[replay_module.Row]]:
+    """Each history replayed on a store that already holds the other two's memories.
+
+    A Hindsight bank shared across clusters (RECALL_HINDSIGHT_SCOPE=bank) holds other
+    platforms' incidents and runbooks; the histories are three such platforms.
+    """
+    async def run(target: Path) -> list[replay_module.Row]:
+        store = EmbeddedMemory(tmp_path_factory.mktemp("shared") / "memory.sqlite3")
+        try:
+            for other in (DEV, DEV2, DEV3):
+                if other != target:
+                    await replay_module.replay_side(other, store)
+            return await replay_module.replay_side(target, store)
+        finally:
+            await store.close()
+
+    return {path: asyncio.run(run(path)) for path in (DEV, DEV2, DEV3)}
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["dev", "dev2", "dev3"])
+def test_a_store_shared_with_other_platforms_never_recommends_their_runbooks(
+    on_a_shared_store: dict[Path, list[replay_module.Row]], all_three: list[dict], index: int
+) -> None:
+    path = (DEV, DEV2, DEV3)[index]
+    rows = on_a_shared_store[path]
+    catalog = _catalog_of(path)
+    foreign = [(r.incident, r.assessment.recommendation.runbook) for r in rows
+               if r.assessment.recommendation.runbook not in catalog | {None}]
+    assert foreign == [], "recommended a runbook this platform's catalog does not hold"
+    scores = replay_module.score(rows)
+    assert scores["unsafe_actionable_rate"] == 0.0
+    # Other platforms' memories may cost some of memory's lift, never all of it.
+    assert scores["runbook_at_1"] >= all_three[index]["off"]["runbook_at_1"], scores
