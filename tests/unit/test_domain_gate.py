@@ -106,6 +106,32 @@ def test_fix_failed_here(failed, decided) -> None:
 
 
 @pytest.mark.parametrize(
+    ("undeclared", "chosen", "decided"),
+    [(None, FIX, None), (("tenant-db", ("tenant-api", "sso")), FIX, "advisory"), (("tenant-db", ("tenant-api",)), None, None)],
+    ids=["written-for-this-service", "would-act-on-another-service", "nothing-chosen"],
+)
+def test_fix_for_other_services(undeclared, chosen, decided) -> None:
+    got = gate.fix_for_other_services(ev(fixes=(FIX,), chosen=chosen, undeclared=undeclared))
+    assert (got and got.mode) == decided
+    if got:
+        assert got.reason == "runbook fix-a acts on $(SERVICE), which is tenant-db here, but it is written for tenant-api, sso"
+        assert got.runbook == "fix-a" and got.actionability == BASE.actionability
+
+
+def test_a_neighbour_s_runbook_is_shown_but_never_actionable_against_this_service() -> None:
+    # cart-service's precedent was fixed by its own restart runbook; checkout-api (which calls
+    # cart-service) pages with the same words. The runbook would restart $(SERVICE) = checkout-api.
+    restart = runbook("cart-restart", ["cart-service"], ["timeout"])
+    text = {"title": "timeouts reading carts", "description": "cart reads time out after 5s", "symptoms": ["timeout"]}
+    before = memory("inc-1", service="cart-service", runbook=restart.name, resolved_at=T0, **text)
+    rec = assess(incident(service="checkout-api", **text), [before], context(catalog=[restart])).recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", "cart-restart"), rec.reasons
+    assert rec.reasons[-1].startswith("runbook cart-restart acts on $(SERVICE), which is checkout-api here"), rec.reasons
+    same_service = assess(incident(service="cart-service", **text), [before], context(catalog=[restart])).recommendation
+    assert not any("acts on $(SERVICE)" in r for r in same_service.reasons)
+
+
+@pytest.mark.parametrize(
     ("state", "decided"), [("open", "advisory"), (None, None)], ids=["open", "none-open"]
 )
 def test_contradiction_open(state, decided) -> None:

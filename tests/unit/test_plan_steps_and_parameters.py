@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
-from recall_operator.domain.plan import PlanError, build_plan
+from recall_operator.domain.plan import PlanError, build_plan, undeclared_target
 
 UNDO = {"name": "undo", "image": "kubectl:1", "command": ["kubectl", "rollout", "undo", "deployment/$(SERVICE)"],
         "dryRunCommand": ["kubectl", "rollout", "history", "deployment/$(SERVICE)"], "estimatedSeconds": 30}
@@ -105,3 +105,21 @@ def test_a_parameter_without_a_default_or_a_value_is_empty() -> None:
 def test_a_bad_default_or_name_is_refused(parameters: Any, needle: str) -> None:
     with pytest.raises(PlanError, match=needle):
         build_plan(incident(), runbook(NAMESPACED, parameters=parameters))
+
+
+RESTART_POD = {"name": "restart", "image": "kubectl:1", "command": ["kubectl", "-n", "edge", "rollout", "restart",
+                                                                   "deployment/edge-proxy"]}
+
+
+@pytest.mark.parametrize(("services", "step", "parameters", "target"), [
+    (["cart", "checkout"], UNDO, {}, None),  # written for the service that paged
+    (["checkout"], UNDO, {}, "cart"),  # its $(SERVICE) would be a service it does not list
+    (["checkout"], UNDO, {"SERVICE": "checkout"}, None),  # the incident names the target it is written for
+    (["checkout"], UNDO, {"SERVICE": "payments"}, "payments"),
+    ([], UNDO, {}, None),  # lists no service: written for any
+    (["edge-proxy"], RESTART_POD, {}, None),  # acts on its own target whatever paged
+], ids=["listed", "not-listed", "named-listed", "named-not-listed", "lists-none", "no-service-parameter"])
+def test_undeclared_target(services: list[str], step: dict[str, Any], parameters: dict[str, str],
+                           target: str | None) -> None:
+    rb = runbook(step, services=services)
+    assert undeclared_target(incident(parameters=parameters), rb) == target

@@ -10,6 +10,7 @@ policy that decides wins, and the last one always does.
     no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
     newer_runbook_written    -> advisory    the catalog got a better-fitting runbook after memory's fix last worked
     fix_failed_here          -> advisory    the chosen fix failed before under these conditions
+    fix_for_other_services   -> advisory    the chosen runbook would act on a service it does not list
     contradiction_open       -> advisory    confirmed outcomes disagree and nobody reconciled them
     precedents_disagree      -> advisory    another fix has nearly as much support
     fix_from_catalog_only    -> advisory    the runbook describes a manual fix but never ran for it
@@ -70,6 +71,8 @@ class Evidence:
     recognised: tuple[str, ...] = ()  # below the novel bar, but their confirmed outcomes say what this one says
     newer: CatalogFit | None = None  # the catalog's best fit, written after the chosen fix last worked
     last_worked: str = ""  # when and where the chosen fix last worked, for the reason
+    # The chosen runbook's $(SERVICE) here, and the services it lists, when those do not include it.
+    undeclared: tuple[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,18 @@ def fix_failed_here(e: Evidence) -> Decision | None:
     )
 
 
+def fix_for_other_services(e: Evidence) -> Decision | None:
+    if e.undeclared is None or e.chosen is None:
+        return None
+    target, services = e.undeclared
+    rb = e.chosen.runbook
+    return _advisory(
+        e, "fix_for_other_services",
+        f"runbook {rb} acts on $(SERVICE), which is {target} here, but it is written for {', '.join(services)}",
+        f"runbook {rb} would act on {target}, a service it does not list: a person chooses what it runs against",
+    )
+
+
 def contradiction_open(e: Evidence) -> Decision | None:
     if not e.contradictions:
         return None
@@ -218,6 +233,7 @@ CHAIN: tuple[Policy, ...] = (
     no_runbook_remembered,
     newer_runbook_written,
     fix_failed_here,
+    fix_for_other_services,
     contradiction_open,
     precedents_disagree,
     fix_from_catalog_only,

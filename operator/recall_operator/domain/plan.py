@@ -92,14 +92,13 @@ def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
     incident, then the incident's spec.parameters. A parameter nobody gives a
     value is empty.
     """
-    referenced = {m for s in runbook.spec.steps for cmd in (s.command, s.dry_run_command, s.rollback_command)
-                  for arg in cmd for m in _PARAM.findall(arg)}
+    referenced = _referenced(runbook)
     declared = {p.name for p in runbook.spec.parameters}
     for name in sorted(declared):
         if not _NAME.match(name):
             raise PlanError(f"parameter {name!r} is not a name a command can use as $(NAME): A-Z, 0-9 and _")
     wanted = sorted(referenced | declared)
-    values = {**runbook.spec.defaults(), "SERVICE": spec.service, "SEVERITY": spec.severity, **spec.parameters}
+    values = _values(spec, runbook)
     out: dict[str, str] = {}
     for name in wanted:
         value = values.get(name, "")
@@ -107,6 +106,31 @@ def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
             raise PlanError(f"parameter {name} has a value with characters a plan does not accept: {value!r}")
         out[name] = value
     return out
+
+
+def _referenced(runbook: Runbook) -> set[str]:
+    """The parameters the runbook's commands name as `$(NAME)`."""
+    return {m for s in runbook.spec.steps for cmd in (s.command, s.dry_run_command, s.rollback_command)
+            for arg in cmd for m in _PARAM.findall(arg)}
+
+
+def _values(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
+    return {**runbook.spec.defaults(), "SERVICE": spec.service, "SEVERITY": spec.severity, **spec.parameters}
+
+
+def undeclared_target(spec: IncidentSpec, runbook: Runbook) -> str | None:
+    """The service the runbook's commands would act on, as $(SERVICE), when its declaration does not list it.
+
+    A runbook that lists its services was written for those; run for an
+    incident on another one (a neighbour's precedent, a shared dependency),
+    its commands would roll back or restart a service nobody wrote them for.
+    A runbook that lists none, or never names $(SERVICE), acts on its own
+    targets whatever service paged.
+    """
+    if not runbook.spec.services or "SERVICE" not in _referenced(runbook):
+        return None
+    target = _values(spec, runbook).get("SERVICE", "")
+    return None if target in runbook.spec.services else target
 
 
 def build_plan(spec: IncidentSpec, runbook: Runbook, read_only: bool = False) -> Plan:

@@ -44,6 +44,7 @@ from recall_operator.domain.models import (
     RunbookRecord,
     riskiest,
 )
+from recall_operator.domain.plan import undeclared_target
 from recall_operator.domain.similarity import (
     LexicalScorer,
     Recalled,
@@ -462,6 +463,10 @@ def gather(
                               excluded={*stale, *failed})
         last_worked = f"{last.memory.incident}, resolved {last.memory.resolved_at.date().isoformat()}"
 
+    chosen_runbook = ctx.catalog.get(chosen.runbook) if chosen is not None and chosen.runbook is not None else None
+    target = undeclared_target(spec, chosen_runbook) if chosen_runbook is not None else None
+    undeclared = (target, tuple(chosen_runbook.spec.services)) if chosen_runbook and target is not None else None
+
     manual = None
     if chosen is not None and chosen.runbook is not None and chosen.described:
         manual = FixMatch(chosen.runbook, max(described[n].relevance for n in chosen.described), chosen.described)
@@ -470,7 +475,7 @@ def gather(
             **bars, fixes=fixes, chosen=chosen, actionability=score, leader_stale=leader_stale, failed=failed,
             contradictions=contradicted, sides=[s for ranked in sides for s in ranked],
             replacement=replacement, replacement_ceiling=ceiling, manual_match=manual,
-            newer=newer, last_worked=last_worked,
+            newer=newer, last_worked=last_worked, undeclared=undeclared,
         ),
         warnings, reasons, names,
     )
