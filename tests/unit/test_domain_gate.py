@@ -127,8 +127,12 @@ def test_a_neighbour_s_runbook_is_shown_but_never_actionable_against_this_servic
     rec = assess(incident(service="checkout-api", **text), [before], context(catalog=[restart])).recommendation
     assert (rec.mode, rec.runbook) == ("advisory", "cart-restart"), rec.reasons
     assert rec.reasons[-1].startswith("runbook cart-restart acts on $(SERVICE), which is checkout-api here"), rec.reasons
+    assert any("spec.parameters.SERVICE" in w for w in rec.warnings), rec.warnings
     same_service = assess(incident(service="cart-service", **text), [before], context(catalog=[restart])).recommendation
     assert not any("acts on $(SERVICE)" in r for r in same_service.reasons)
+    # As the warning says: the incident names the service to act on, one the runbook lists.
+    aimed = incident(service="checkout-api", parameters={"SERVICE": "cart-service"}, **text)
+    assert assess(aimed, [before], context(catalog=[restart])).recommendation.mode == "actionable"
 
 
 @pytest.mark.parametrize(

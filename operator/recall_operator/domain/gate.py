@@ -177,7 +177,8 @@ def fix_for_other_services(e: Evidence) -> Decision | None:
     return _advisory(
         e, "fix_for_other_services",
         f"runbook {rb} acts on $(SERVICE), which is {target} here, but it is written for {', '.join(services)}",
-        f"runbook {rb} would act on {target}, a service it does not list: a person chooses what it runs against",
+        f"runbook {rb} would act on {target}, a service it does not list: to run it against one it lists, "
+        "a person sets that service as spec.parameters.SERVICE of the incident",
     )
 
 
