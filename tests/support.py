@@ -7,6 +7,8 @@
 - ``post_json``: POST a body and read the JSON answer, HTTP errors included.
 - ``stop_process``: SIGTERM a subprocess, then SIGKILL it when it will not stop.
 - ``DATASETS``, ``history``: the development replay histories the repository carries.
+- ``remove_admission``, ``until_bindings_released``: delete admission policies a test applied, and
+  wait until the API server stops enforcing them (the next module's writes would meet them).
 - ``renderer``: scripts/render-manifests.py as a module (the chart's render, and where helm,
   kubectl and the chart validators that scripts/testbin.sh builds live).
 """
@@ -28,6 +30,7 @@ from typing import Any
 from recall_operator.ports import free_port as free_port  # re-exported: the tests take ports from here
 
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+SAMPLE_INCIDENT = Path(__file__).resolve().parents[1] / "manifests" / "samples" / "incident.yaml"
 HISTORIES = ("dev", "dev2", "dev3")
 
 
@@ -131,3 +134,37 @@ def renderer() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def until_bindings_released(kubectl: Callable[..., Any], bindings: list[str]) -> None:
+    """Wait until the API server no longer enforces these admission bindings (deleted by the caller).
+
+    Its admission plugin reads policies from an informer, so a deleted binding
+    still refuses writes for a moment: the next test module's first Incident
+    was refused by an opener policy a module before had just deleted (CI,
+    twice). A server-side dry run of an Incident with no opener goes through
+    admission and stores nothing; only an Incident binding can name itself in
+    its refusal, which is the one the next modules meet.
+    """
+    import yaml
+
+    incident = yaml.safe_load(SAMPLE_INCIDENT.read_text())
+    incident["metadata"] = {"name": "policy-probe", "namespace": "default"}
+    text = json.dumps(incident)
+
+    def released() -> bool:
+        proc = kubectl("create", "--dry-run=server", "-f", "-", input=text)
+        return not any(b in proc.stderr for b in bindings)
+
+    wait_for(f"the API server to stop enforcing {', '.join(bindings)}", released, deadline=60)
+
+
+def remove_admission(kubectl: Callable[..., Any], docs: list[dict[str, Any]]) -> None:
+    """Delete the admission policies and bindings among these manifests, and wait until none is enforced."""
+    kinds = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+    for d in docs:
+        if d and d.get("kind") in kinds:
+            kubectl("delete", d["kind"].lower() + ".admissionregistration.k8s.io", d["metadata"]["name"],
+                    "--ignore-not-found")
+    until_bindings_released(kubectl, [d["metadata"]["name"] for d in docs
+                                      if d and d.get("kind") == "ValidatingAdmissionPolicyBinding"])

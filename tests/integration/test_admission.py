@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from recall_operator.kube import jobs as jobkit
-from support import wait_for
+from support import remove_admission, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -89,11 +89,7 @@ def policies(kubectl: Callable[..., Any]) -> Iterator[None]:
         assert "must be you" in bad_a.stderr + bad_i.stderr, bad_a.stderr + bad_i.stderr
         yield
     finally:
-        docs = yaml.safe_load_all((MANIFESTS / "admission.yaml").read_text())
-        for d in docs:
-            if d:
-                kubectl("delete", d["kind"].lower() + ".admissionregistration.k8s.io", d["metadata"]["name"],
-                        "--ignore-not-found")
+        remove_admission(kubectl, list(yaml.safe_load_all((MANIFESTS / "admission.yaml").read_text())))
 
 
 @pytest.fixture

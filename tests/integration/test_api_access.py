@@ -29,7 +29,7 @@ import yaml
 from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
 from recall_operator.domain.plan import build_plan
 from recall_operator.kube import jobs as jobkit
-from support import wait_for
+from support import remove_admission, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -92,10 +92,7 @@ def policies(kubectl: Callable[..., Any]) -> Iterator[None]:
     try:
         yield
     finally:
-        for d in yaml.safe_load_all((MANIFESTS / "admission.yaml").read_text()):
-            if d:
-                kubectl("delete", d["kind"].lower() + ".admissionregistration.k8s.io", d["metadata"]["name"],
-                        "--ignore-not-found")
+        remove_admission(kubectl, list(yaml.safe_load_all((MANIFESTS / "admission.yaml").read_text())))
 
 
 @pytest.fixture

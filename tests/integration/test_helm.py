@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import free_port, post_json, renderer, wait_for
+from support import free_port, post_json, renderer, until_bindings_released, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -283,29 +283,8 @@ def installed(helm: str, kubectl: Callable[..., Any]) -> Iterator[tuple[str, lis
                         if "/" in d["apiVersion"] and "." in d["apiVersion"].split("/")[0] else d["kind"].lower(),
                         d["metadata"]["name"], "--ignore-not-found", "--wait=false")
         kubectl("delete", "namespace", ns, "--wait=false", "--ignore-not-found")
-        _until_policies_gone(kubectl, [d["metadata"]["name"] for d in items
-                                       if d["kind"] == "ValidatingAdmissionPolicyBinding"])
-
-
-def _until_policies_gone(kubectl: Callable[..., Any], bindings: list[str]) -> None:
-    """Wait until the API server no longer enforces this release's Incident opener binding.
-
-    Its admission plugin reads policies from an informer, so a deleted binding
-    still refuses writes for a moment. Without this wait, the next test
-    module's first Incident was refused by this release's opener policy (CI,
-    once). A server-side dry run of an Incident with no opener goes through
-    admission and stores nothing; only an Incident binding can name itself in
-    its refusal, which is the one the next modules meet.
-    """
-    incident = yaml.safe_load((SAMPLES / "incident.yaml").read_text())
-    incident["metadata"] = {"name": "policy-probe", "namespace": "default"}
-    text = json.dumps(incident)
-
-    def released() -> bool:
-        proc = kubectl("create", "--dry-run=server", "-f", "-", input=text)
-        return not any(b in proc.stderr for b in bindings)
-
-    wait_for(f"the API server to stop enforcing {', '.join(bindings)}", released, deadline=60)
+        until_bindings_released(kubectl, [d["metadata"]["name"] for d in items
+                                          if d["kind"] == "ValidatingAdmissionPolicyBinding"])
 
 
 def test_rendered_chart_is_accepted_by_server_side_apply(
