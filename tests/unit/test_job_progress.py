@@ -57,6 +57,24 @@ def test_complete_and_success_criteria_met_both_succeed() -> None:
     assert machine.job_progress(job(("SuccessCriteriaMet", "", ""))).state == "succeeded"
 
 
+def test_a_step_that_ended_has_an_end_time_before_the_job_has_a_completion_time() -> None:
+    # The controller sets SuccessCriteriaMet (or FailureTarget) first and completionTime only with Complete.
+    def at(status: dict[str, Any]) -> dict[str, Any]:
+        return {"status": {"startTime": "2026-01-01T00:00:00Z", **status}}
+
+    met = {"type": "SuccessCriteriaMet", "status": "True", "lastTransitionTime": "2026-01-01T00:00:05Z"}
+    target = {"type": "FailureTarget", "status": "True", "lastTransitionTime": "2026-01-01T00:00:07Z"}
+    complete = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-01-01T00:00:06Z"}
+    assert machine.job_times(at({"conditions": [met]})) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z")
+    assert machine.job_times(at({"conditions": [target]}))[1] == "2026-01-01T00:00:07Z"
+    assert machine.job_times(at({"conditions": [met, complete], "completionTime": "2026-01-01T00:00:06Z"}))[1] \
+        == "2026-01-01T00:00:06Z"
+    assert machine.job_times(at({"conditions": [{**met, "status": "False"}]}))[1] is None  # not ended yet
+    assert machine.job_times(None) == (None, None)
+    for ended in (at({"conditions": [met]}), at({"conditions": [target]})):
+        assert machine.job_progress(ended).state in ("succeeded", "failed") and machine.job_times(ended)[1]
+
+
 def test_a_pod_that_is_not_scheduled_or_cannot_pull_says_so() -> None:
     unscheduled = pod(scheduled={"status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available"})
     got = machine.job_progress(job(active=1), [unscheduled])

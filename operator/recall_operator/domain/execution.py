@@ -516,6 +516,22 @@ def _past_deadline(job: Mapping[str, Any], now: datetime | None) -> int | None:
     return int(deadline) if (now - begun).total_seconds() > int(deadline) + DEADLINE_GRACE_SECONDS else None
 
 
+def job_times(job: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+    """When a step's Job started and when it ended, as the Job's status says.
+
+    A step ends when `job_progress` says so, which can be before the Job has a
+    completionTime: the controller sets SuccessCriteriaMet or FailureTarget
+    first and Complete or Failed only once the pods are gone. The time of that
+    first condition is the step's end, so a finished step always has one.
+    """
+    if not job:
+        return None, None
+    status = job.get("status") or {}
+    ended = _true(status.get("conditions") or [], "Complete", "SuccessCriteriaMet", "Failed", "FailureTarget")
+    finished = status.get("completionTime") or (ended or {}).get("lastTransitionTime")
+    return status.get("startTime"), finished
+
+
 def job_progress(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]] = (),
                  events: Sequence[Mapping[str, Any]] = (), now: datetime | None = None) -> JobProgress:
     """A step Job's state and why, from its conditions, its pods and the Events about it.

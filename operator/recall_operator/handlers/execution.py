@@ -235,20 +235,6 @@ def _recorded_reasons(status: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _job_times(job: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
-    if not job:
-        return None, None
-    status = job.get("status") or {}
-    finished = status.get("completionTime")
-    if not finished:
-        finished = next(
-            (c.get("lastTransitionTime") for c in status.get("conditions") or []
-             if c.get("type") in ("Failed", "FailureTarget") and c.get("status") == "True"),
-            None,
-        )
-    return status.get("startTime"), finished
-
-
 def _log_tail_sync(api: Any, namespace: str, job_name: str) -> str:
     core = k8s.CoreV1Api(api)
     try:
@@ -551,7 +537,7 @@ def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, resu
     for r in results:
         jname = jobkit.job_name(incident, phase, r["name"], attempt)
         job = jobs.get(jname)
-        started, finished = _job_times(job)
+        started, finished = machine.job_times(job)
         entry = {
             "name": r["name"], "phase": phase, "job": jname if job else None, "result": r["result"],
             "startedAt": started, "finishedAt": finished if r["result"] in ("succeeded", "failed") else None,
