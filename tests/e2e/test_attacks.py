@@ -12,7 +12,9 @@ gets through: the same user signs with their own name, which admission lets by.
 - an Approval of a resolved incident is Refused and runs nothing (item 2);
 - a forged status.execution, or a forged actionable recommendation, runs no
   Job (item 3);
-- an incident the alert bridge opened needs two approvers (item 5).
+- an incident the alert bridge opened needs two approvers (item 5);
+- a runbook that really ran on one service is never actionable against a
+  neighbouring service it does not list (gate policy fix_for_other_services).
 
 Every wait ends (support.wait_for names what it waited for); "nothing ran" is
 asserted only after something observable shows the operator has passed by.
@@ -26,11 +28,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kopf.testing import KopfRunner
 
 from kit import KubeEnv, cart_runbook, kept_default_registry
 from kit import execution_operator as run_execution
 from recall_operator.domain.approval_rules import BRIDGE_OPENER
+from recall_operator.handlers import ENV_BACKEND, ENV_PATH
 from recall_operator.kube import jobs as jobkit
+from recall_operator.runner import operator_args
 from support import wait_for
 
 pytestmark = pytest.mark.integration
@@ -224,6 +229,73 @@ def test_nobody_dates_a_runbook_to_outrank_memory(env: Env) -> None:
     created = env.get("runbooks.recall.dev", "cart-newer")["metadata"]["creationTimestamp"]
     assert not created.startswith("2031"), created
     ATTACKS.append("a runbook dated by its author")
+
+
+# -- a neighbour's runbook (gate policy fix_for_other_services) -------------------
+
+
+def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(
+        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paging on a service that calls cart must not make cart's runbook act on the caller.
+
+    The precedent really ran: approved, its Jobs run, its outcome confirmed.
+    Then a look-alike on `checkout` (which calls cart) would fill $(SERVICE)
+    with checkout, a service the runbook was never written for.
+    """
+    words = {"title": "cart p99 latency over 2s, redis hot keys", "severity": "high", "symptoms": ["latency-spike"],
+             "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    env.apply({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "topology", "labels": {"recall.dev/topology": "true"}},
+               "data": {"topology": "checkout: {dependsOn: [cart]}\ncart: {dependsOn: []}\n"}})
+    first = {**words, "service": "cart"}
+    env.create_incident("inc-cart", first, {"recall.dev/opened-by": "olga"})
+    plan_hash = env.recommend("inc-cart", first, RUNBOOK_NAME, RUNBOOK)  # standing in for the first triage
+    with kept_default_registry(), run_execution(namespace) as runner:  # the full operator below needs it back
+        wait_for("dry-run results", lambda: env.dry_run_of("inc-cart", plan_hash))
+        env.approve_as("bob", "inc-cart", "bob-cart", plan_hash)
+        ran = wait_for("the run to finish", lambda: (e := env.status_field("inc-cart", "execution")).get("state")
+                       in ("Succeeded", "Failed", "Stopped", "RolledBack") and e, deadline=90)
+    assert runner.exception is None, runner.output
+    assert ran["state"] == "Succeeded", ran
+
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
+    with KopfRunner(operator_args([namespace]), timeout=60) as full:
+        env.resolve_as(MALLORY, "inc-cart", {
+            "summary": "flushed hot keys and recycled cart", "runbook": RUNBOOK_NAME, "confirmedBy": MALLORY,
+            "rootCause": "redis hot keys on shard 3",
+            "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "succeeded"}]})
+        wait_for("inc-cart's outcome in memory", lambda: env.status_field("inc-cart", "memory").get("consolidated"))
+
+        env.create_incident("inc-checkout", {**words, "service": "checkout"}, {"recall.dev/opened-by": "olga"})
+        aimed_wrong = _triaged(env, "inc-checkout")
+        # Mallory approves the plan the advisory answer shows (it would act on checkout): refused.
+        env.approve_as(MALLORY, "inc-checkout", "mallory-checkout", aimed_wrong["planHash"])
+        verdict = env.judged("mallory-checkout")
+        assert verdict["state"] == "Refused", verdict
+
+        # As the warning says: the incident names the service to act on, one the runbook lists.
+        proc = env.as_user(MALLORY, "patch", "incidents.recall.dev", "inc-checkout", "--type=merge",
+                           "-p", json.dumps({"spec": {"parameters": {"SERVICE": "cart"}}}))
+        assert proc.returncode == 0, proc.stderr
+        aimed = wait_for("inc-checkout triaged again", lambda: (s := env.incident_status("inc-checkout")).get(
+            "observedGeneration") == 2 and s["recommendation"])
+        # Its dry-run Jobs (the only ones before an Approval) act on cart: $(SERVICE) is their env.
+        dry = wait_for("inc-checkout's dry-run Jobs", lambda: env.jobs("inc-checkout", "dryrun"))
+        assert env.jobs("inc-checkout", "run") == []
+    assert full.exception is None, full.output
+
+    assert (aimed_wrong["mode"], aimed_wrong["runbook"]) == ("advisory", RUNBOOK_NAME), aimed_wrong["reasons"]
+    assert aimed_wrong["reasons"][-1] == (
+        f"runbook {RUNBOOK_NAME} acts on $(SERVICE), which is checkout here, but it is written for cart"), aimed_wrong
+    assert any("spec.parameters.SERVICE" in w for w in aimed_wrong["warnings"]), aimed_wrong["warnings"]
+    assert "inc-cart" in [m["incident"] for m in env.incident_status("inc-checkout")["matches"]]
+    assert aimed["mode"] == "actionable" and aimed["runbook"] == RUNBOOK_NAME, aimed["reasons"]
+    assert aimed["parameters"]["SERVICE"] == "cart", aimed["parameters"]
+    values = {e["name"]: e.get("value") for j in dry for e in j["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert values.get("SERVICE") == "cart", values
+    ATTACKS.append("a runbook aimed at a service it was not written for")
 
 
 def test_zz_report() -> None:
