@@ -17,6 +17,7 @@ import pytest
 
 from kit import KubeEnv, cart_runbook, kept_default_registry
 from kit import execution_operator as operator
+from recall_operator.domain import execution as machine
 from recall_operator.kube import jobs as jobkit
 from support import wait_for
 
@@ -73,8 +74,10 @@ def by_step(jobs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def finished_at(job: dict[str, Any]) -> str:
-    st = job["status"]
-    return st.get("completionTime") or next(c["lastTransitionTime"] for c in st["conditions"] if c["type"] == "Failed")
+    """When the operator saw the step end: its first terminal condition (domain.execution.job_times)."""
+    finished = machine.job_times(job)[1]
+    assert finished, job["status"]
+    return finished
 
 
 def test_dry_run_then_approved_run_succeeds_one_step_at_a_time(env: Env, namespace: str) -> None:

@@ -67,8 +67,10 @@ def test_a_step_that_ended_has_an_end_time_before_the_job_has_a_completion_time(
     complete = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-01-01T00:00:06Z"}
     assert machine.job_times(at({"conditions": [met]})) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z")
     assert machine.job_times(at({"conditions": [target]}))[1] == "2026-01-01T00:00:07Z"
+    # The step ended when the first terminal condition came, whatever came after it.
     assert machine.job_times(at({"conditions": [met, complete], "completionTime": "2026-01-01T00:00:06Z"}))[1] \
-        == "2026-01-01T00:00:06Z"
+        == "2026-01-01T00:00:05Z"
+    assert machine.job_times(at({"completionTime": "2026-01-01T00:00:06Z"}))[1] == "2026-01-01T00:00:06Z"
     assert machine.job_times(at({"conditions": [{**met, "status": "False"}]}))[1] is None  # not ended yet
     assert machine.job_times(None) == (None, None)
     for ended in (at({"conditions": [met]}), at({"conditions": [target]})):

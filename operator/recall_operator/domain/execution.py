@@ -521,14 +521,15 @@ def job_times(job: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
 
     A step ends when `job_progress` says so, which can be before the Job has a
     completionTime: the controller sets SuccessCriteriaMet or FailureTarget
-    first and Complete or Failed only once the pods are gone. The time of that
-    first condition is the step's end, so a finished step always has one.
+    first and Complete or Failed only once the pods are gone (on a dead node,
+    never). The time of that first condition is the step's end, so a finished
+    step always has one, and the next step's Job is never made before it.
     """
     if not job:
         return None, None
     status = job.get("status") or {}
-    ended = _true(status.get("conditions") or [], "Complete", "SuccessCriteriaMet", "Failed", "FailureTarget")
-    finished = status.get("completionTime") or (ended or {}).get("lastTransitionTime")
+    ended = _true(status.get("conditions") or [], "SuccessCriteriaMet", "FailureTarget", "Complete", "Failed")
+    finished = (ended or {}).get("lastTransitionTime") or status.get("completionTime")
     return status.get("startTime"), finished
 
 
