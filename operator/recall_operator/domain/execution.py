@@ -522,8 +522,10 @@ def job_times(job: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
     A step ends when `job_progress` says so, which can be before the Job has a
     completionTime: the controller sets SuccessCriteriaMet or FailureTarget
     first and Complete or Failed only once the pods are gone (on a dead node,
-    never). The time of that first condition is the step's end, so a finished
-    step always has one, and the next step's Job is never made before it.
+    never). The time of that first condition is the step's end, so a step the
+    Job controller ended always has one, and the next step's Job is never made
+    before it. A step failed for overstaying its deadline has none: nothing
+    ended its Job.
     """
     if not job:
         return None, None
