@@ -120,12 +120,14 @@ def test_best_catalog_fit_skips_the_excluded_and_the_unfit() -> None:
         ("redis-cluster", ["latency-spike", "timeout"], True),
         ("redis-cluster", ["timeout"], True),
         ("redis-cluster", ["timeout", "disk-full"], False),  # one symptom the runbook does not address
-        ("orders-db", ["timeout"], False),  # a service the runbook does not name
+        ("payment-service", ["timeout"], True),  # it calls redis-cluster: a neighbour is the runbook's place too
+        ("payment-service", ["timeout", "disk-full"], False),
+        ("kafka-orders", ["timeout"], False),  # neither the runbook's services nor next to them
         ("redis-cluster", [], False),  # nothing seen, nothing covered
     ],
 )
-def test_covers_needs_the_service_and_every_symptom(service: str, symptoms: list[str], whole: bool) -> None:
-    assert covers(spec(service, symptoms=symptoms), REDIS_RB) is whole
+def test_covers_needs_the_service_or_a_neighbour_and_every_symptom(service: str, symptoms: list[str], whole: bool) -> None:
+    assert covers(spec(service, symptoms=symptoms), REDIS_RB, TOPOLOGY) is whole
 
 
 def test_a_proven_runbook_is_offered_only_when_it_covers_the_incident() -> None:

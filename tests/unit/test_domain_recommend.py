@@ -126,6 +126,21 @@ def test_novel_mode_offers_a_proven_runbook_only_when_its_catalog_entry_covers_t
     )
 
 
+def test_novel_mode_offers_a_proven_runbook_of_the_service_next_door_when_it_covers_every_symptom() -> None:
+    # The page comes from a caller (cart-service calls redis-cluster) of the service the runbook is written for.
+    far = memory("inc-9", service="orders-db", runbook="db-vacuum", title="disk full on orders-db")
+    redis_only = runbook("redis-restart-vm", ["redis-cluster"], ["latency-spike", "timeout"])
+    ctx = context(catalog=[redis_only], records=RECORDS)
+    caller = assess(incident(service="cart-service", symptoms=["timeout"], title="cart reads stall"), [far], ctx)
+    rec = caller.recommendation
+    assert (rec.mode, rec.runbook, rec.source) == ("novel", "redis-restart-vm", "catalog")
+    assert "applies to a neighbour of cart-service" in rec.reasons[-1]
+    partial = assess(incident(service="cart-service", symptoms=["timeout", "5xx"]), [far], ctx).recommendation
+    assert (partial.mode, partial.runbook) == ("novel", None)
+    unrelated = assess(incident(service="orders-db", symptoms=["timeout"]), [far], ctx).recommendation
+    assert unrelated.runbook is None
+
+
 def test_the_asking_incident_is_never_its_own_precedent() -> None:
     me = memory("inc-new", runbook="redis-restart-vm", **REDIS_TEXT)
     result = assess(incident("inc-new", **REDIS_TEXT), [me], context(catalog=[VM_RESTART]))
