@@ -229,6 +229,23 @@ def test_a_manual_fix_no_runbook_describes_leaves_no_runbook() -> None:
     assert (rec.mode, rec.runbook) == ("advisory", None)
 
 
+def test_a_manual_fix_whose_runbook_is_for_other_symptoms_is_not_this_incidents() -> None:
+    # The slot runbook describes the precedent's fix, but it is declared for
+    # disk pressure, and this page shows only replication lag.
+    by_hand = memory(
+        "inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+        actions=[("dropped the inactive replication slot cdc_orders by hand with pg_drop_replication_slot", "succeeded")],
+    )
+    lagging = {**WAL_TEXT, "symptoms": ["replication-lag"]}
+    ctx = context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK])
+    rec = assess(incident(service="orders-db", **lagging), [by_hand], ctx).recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", None)
+    assert rec.reasons[-1].endswith("no catalog runbook for what this incident shows describes that fix"), rec.reasons
+    # A bare page with no symptom tags has nothing to tell them apart: the described runbook is shown.
+    bare = {**WAL_TEXT, "symptoms": []}
+    assert assess(incident(service="orders-db", **bare), [by_hand], ctx).recommendation.runbook == SLOT_RUNBOOK.name
+
+
 def test_a_manual_precedent_and_a_runbook_precedent_of_one_fix_agree() -> None:
     by_hand = memory("inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
                      actions=[("dropped the inactive replication slot by hand with pg_drop_replication_slot", "succeeded")])

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from recall_operator.domain.catalog import CATALOG_FIT_BAR, best_catalog_fit, catalog_fit, covers
+from recall_operator.domain.catalog import CATALOG_FIT_BAR, addresses, best_catalog_fit, catalog_fit, covers
 from recall_operator.domain.guards import (
     failed_before,
     memory_staleness,
@@ -128,6 +128,19 @@ def test_best_catalog_fit_skips_the_excluded_and_the_unfit() -> None:
 )
 def test_covers_needs_the_service_or_a_neighbour_and_every_symptom(service: str, symptoms: list[str], whole: bool) -> None:
     assert covers(spec(service, symptoms=symptoms), REDIS_RB, TOPOLOGY) is whole
+
+
+@pytest.mark.parametrize(
+    ("seen", "declared", "answer"),
+    [
+        (["timeout", "disk-full"], ["latency-spike", "timeout"], True),  # one shared symptom is enough
+        (["disk-full"], ["latency-spike", "timeout"], False),  # declared for something else
+        ([], ["latency-spike", "timeout"], True),  # a page without tags: nothing says otherwise
+        (["disk-full"], [], True),  # a runbook that declares nothing: nothing to compare
+    ],
+)
+def test_addresses_asks_for_one_shared_symptom_when_both_declare_some(seen, declared, answer: bool) -> None:
+    assert addresses(spec(symptoms=seen), runbook("r", ["redis-cluster"], declared)) is answer
 
 
 def test_a_proven_runbook_is_offered_only_when_it_covers_the_incident() -> None:

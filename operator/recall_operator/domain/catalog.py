@@ -70,6 +70,12 @@ def covers(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> bool:
     return here and bool(spec.symptoms) and set(spec.symptoms) <= set(runbook.spec.symptoms)
 
 
+def addresses(spec: IncidentSpec, runbook: Runbook) -> bool:
+    """The runbook is declared for something the incident shows, or one of them declares nothing to compare."""
+    seen, declared = set(spec.symptoms), set(runbook.spec.symptoms)
+    return not seen or not declared or bool(seen & declared)
+
+
 def best_catalog_fit(
     spec: IncidentSpec,
     catalog: Mapping[str, Runbook],
@@ -179,6 +185,12 @@ def runbook_for_fix(
     afterwards, so the runbook repeats the fix's words: its step names and
     commands, the component it acts on. Only runbooks that act on the
     incident's service, a precedent's, or a neighbour of either are candidates.
+    The runbook must also be for what this incident shows: when both declare
+    symptoms and share none, the precedent's fix is not this incident's, the
+    rule the catalog's own choice follows (`best_catalog_fit`).
+    Leave-one-history-out this moves no answer on dev or dev2; on dev3 a truly
+    novel incident is no longer offered another failure's runbook, and two
+    wrong runbooks become none (runbook@1 +0.011).
     """
     if not precedents:
         return None
@@ -192,6 +204,6 @@ def runbook_for_fix(
     counted = words or CatalogWords(catalog)
     scorer = LexicalScorer.of_counts([counted(n) for n in names])
     relevance, best = max(zip(scorer.relevances(query), names))
-    if relevance < FIX_MATCH_BAR:
+    if relevance < FIX_MATCH_BAR or not addresses(spec, catalog[best]):
         return None
     return FixMatch(best, round(relevance, 3), tuple(p.incident for p in precedents))

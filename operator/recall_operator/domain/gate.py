@@ -133,7 +133,7 @@ def no_runbook_remembered(e: Evidence) -> Decision | None:
     return Decision(
         "advisory", None, None, "no_runbook_remembered",
         f"the closest precedents were fixed by hand ({', '.join(e.chosen.described) or 'no runbook'}) "
-        "and no catalog runbook describes that fix",
+        "and no catalog runbook for what this incident shows describes that fix",
         warnings=("memory knows this failure, but only manual fixes; a person must decide",),
     )
 
