@@ -15,7 +15,7 @@ import pytest
 from recall_operator.domain import gate
 from recall_operator.domain.catalog import CatalogFit
 from recall_operator.domain.gate import Evidence, Fix, Side
-from recall_operator.domain.models import Runbook
+from recall_operator.domain.models import Runbook, RunbookRecord
 from recall_operator.domain.candidates import merge_repages
 from recall_operator.domain.recommend import Settings, assess, gather, side_reason
 from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words
@@ -279,6 +279,22 @@ def lag_history():
         "inc-2": "more consumers made it worse: the database was rejecting small inserts; bigger batches fixed it",
     }, state="reconciled")
     return [surge, slow_db], c
+
+
+def test_a_remembered_runbook_declared_only_for_other_symptoms_gives_way_to_the_catalogs() -> None:
+    dns = runbook("orders-dns-scale-out", ["kafka-orders"], ["dns-failures"])
+    words = {"title": "orders consumers stalled", "description": "consumers stopped committing offsets at 09:12"}
+    scaled = memory("inc-1", service="kafka-orders", runbook=SCALE.name, resolved_at=T0, **{**LAG, **words})
+    ctx = context(catalog=[SCALE, dns], records={SCALE.name: RunbookRecord(times_executed=4, times_succeeded=4)})
+    lagging = assess(incident(service="kafka-orders", **{**LAG, **words}), [scaled], ctx).recommendation
+    assert lagging.runbook == SCALE.name and lagging.source == "memory"
+    # The same page, but what it shows is DNS failures: the scale-out was another failure's fix.
+    resolving = assess(incident(service="kafka-orders", **words, symptoms=["dns-failures"]), [scaled], ctx)
+    rec = resolving.recommendation
+    assert resolving.matches[0].incident == "inc-1" and rec.mode == "advisory"
+    assert (rec.runbook, rec.source) == ("orders-dns-scale-out", "catalog")
+    assert (f"precedents used runbook {SCALE.name}, but it is declared for consumer-lag, "
+            "not for what this incident shows (dns-failures)") in rec.reasons
 
 
 def test_a_contradiction_answers_with_the_side_whose_conditions_this_incident_shows() -> None:

@@ -20,6 +20,7 @@ from recall_operator.domain.catalog import (
     CatalogFit,
     CatalogWords,
     FixMatch,
+    addresses,
     best_catalog_fit,
     runbook_for_fix,
     written_since,
@@ -386,6 +387,16 @@ def gather(
     # or written only where the memory came from) has no steps to run here.
     blocked.update({rb: "is not in the catalog" for rb in support
                     if rb is not None and rb not in ctx.catalog and rb not in blocked})
+    # A runbook is declared for some symptoms, and the catalog never offers one
+    # that shares none with the incident (`addresses`). A precedent's runbook
+    # declared only for what this incident does not show was that precedent's
+    # failure's fix, not this one's. Leave-one-history-out every rotation
+    # takes it: it moves no answer of dev, and on dev2 and dev3 one each, a
+    # lock-wait page and a DNS failure, to the catalog's right runbook.
+    for rb in support:
+        if rb is not None and rb in ctx.catalog and rb not in blocked and not addresses(spec, ctx.catalog[rb]):
+            blocked[rb] = (f"is declared for {', '.join(ctx.catalog[rb].spec.symptoms)}, "
+                           f"not for what this incident shows ({', '.join(spec.symptoms)})")
     # A fix loses its vote when it failed in a precedent about as close as the
     # ones that back it; a failure in a remoter look-alike (another root cause,
     # perhaps) still keeps it from being actionable, but does not erase it.
