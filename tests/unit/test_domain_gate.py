@@ -96,6 +96,54 @@ def test_newer_runbook_written(evidence: Evidence, decided) -> None:
 
 
 @pytest.mark.parametrize(
+    ("evidence", "decided"),
+    [
+        (ev(fixes=(FIX,), chosen=FIX), None),
+        (ev(fixes=(FIX,), chosen=FIX, left_out=("timeout",), covering=FIT), ("advisory", "catalog-b", "catalog", 60)),
+        (ev(fixes=(FIX,), chosen=FIX, actionability=40, left_out=("timeout",), covering=FIT),
+         ("advisory", "catalog-b", "catalog", 40)),
+        (ev(fixes=(FIX,), chosen=FIX, left_out=("timeout",)), None),
+        (ev(fixes=(MANUAL,), chosen=MANUAL, left_out=("timeout",), covering=FIT), None),
+    ],
+    ids=["declared-for-every-symptom", "another-runbook-covers-them", "never-above-memory-s-own-score",
+         "nothing-covers-them", "no-runbook-chosen"],
+)
+def test_symptoms_left_out(evidence: Evidence, decided) -> None:
+    got = gate.symptoms_left_out(evidence)
+    assert (got and (got.mode, got.runbook, got.source, got.actionability)) == decided
+    if got:
+        assert got.reason.startswith("memory's fix, runbook fix-a, is not declared for timeout, which this incident shows")
+        assert "fix-a" in got.warnings[0]
+
+
+def test_a_symptom_memory_s_fix_leaves_out_points_to_the_runbook_declared_for_all_of_them() -> None:
+    poll = runbook("orders-longer-poll", ["kafka-orders"], ["consumer-lag", "rebalance"])
+    smaller = runbook("orders-smaller-batches", ["kafka-orders"], ["consumer-lag", "rebalance", "commit-failed"])
+    words = {"title": "orders consumers rebalancing, lag growing", "description": "the group rebalances every minute"}
+    before = memory("inc-1", service="kafka-orders", runbook=poll.name, resolved_at=T0,
+                    symptoms=["consumer-lag", "rebalance"], **words)
+    ctx = context(catalog=[poll, smaller], records={poll.name: RunbookRecord(times_executed=5, times_succeeded=5)})
+    same = assess(incident(service="kafka-orders", symptoms=["consumer-lag", "rebalance"], **words), [before], ctx)
+    assert (same.recommendation.runbook, same.recommendation.mode) == (poll.name, "actionable")
+    # The same page, but offsets are not being committed either: a symptom the poll runbook is not written for.
+    stuck = assess(incident(service="kafka-orders", symptoms=["consumer-lag", "rebalance", "commit-failed"], **words),
+                   [before], ctx).recommendation
+    assert (stuck.mode, stuck.runbook, stuck.source) == ("advisory", smaller.name, "catalog")
+    assert stuck.reasons[-1].startswith(f"memory's fix, runbook {poll.name}, is not declared for commit-failed"), stuck.reasons
+    # A precedent that showed commit-failed too was fixed by the poll runbook: memory knows it for that symptom.
+    seen = memory("inc-2", service="kafka-orders", runbook=poll.name, resolved_at=T0,
+                  symptoms=["consumer-lag", "rebalance", "commit-failed"], **words)
+    known = assess(incident(service="kafka-orders", symptoms=["consumer-lag", "rebalance", "commit-failed"], **words),
+                   [seen], ctx).recommendation
+    assert (known.runbook, known.source) == (poll.name, "memory")
+    # Nothing declared for all of it: memory's fix stands.
+    alone = context(catalog=[poll], records=ctx.records)
+    kept = assess(incident(service="kafka-orders", symptoms=["consumer-lag", "rebalance", "commit-failed"], **words),
+                  [before], alone).recommendation
+    assert kept.runbook == poll.name
+
+
+@pytest.mark.parametrize(
     ("failed", "decided"),
     [({}, None), ({"fix-a": "inc-7"}, "advisory"), ({"other": "inc-7"}, None)],
     ids=["nothing-failed", "this-fix-failed", "another-fix-failed"],

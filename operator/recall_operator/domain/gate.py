@@ -9,6 +9,7 @@ policy that decides wins, and the last one always does.
     remembered_fix_stale     -> advisory    memory's fix was made stale by a migration
     no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
     newer_runbook_written    -> advisory    the catalog got a better-fitting runbook after memory's fix last worked
+    symptoms_left_out        -> advisory    memory's fix is not declared for every symptom seen; another runbook is
     fix_failed_here          -> advisory    the chosen fix failed before under these conditions
     fix_for_other_services   -> advisory    the chosen runbook would act on a service it does not list
     contradiction_open       -> advisory    confirmed outcomes disagree and nobody reconciled them
@@ -73,6 +74,10 @@ class Evidence:
     last_worked: str = ""  # when and where the chosen fix last worked, for the reason
     # The chosen runbook's $(SERVICE) here, and the services it lists, when those do not include it.
     undeclared: tuple[str, tuple[str, ...]] | None = None
+    # What this incident shows that the chosen runbook is not declared for, and the
+    # catalog's best fit among the runbooks declared for all of it (catalog.covers).
+    left_out: tuple[str, ...] = ()
+    covering: CatalogFit | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,20 @@ def newer_runbook_written(e: Evidence) -> Decision | None:
         f"and the catalog fits it best to this incident ({fit.why})",
         actionability=min(e.actionability, round(fit.fit * 100)),
         warnings=(f"runbook {fit.runbook} is newer than what memory knows, and never ran for this failure; "
+                  f"memory's fix was runbook {remembered}: a person decides",),
+    )
+
+
+def symptoms_left_out(e: Evidence) -> Decision | None:
+    if e.covering is None or not e.left_out or e.chosen is None or e.chosen.runbook is None:
+        return None
+    fit, remembered = e.covering, e.chosen.runbook
+    return Decision(
+        "advisory", fit.runbook, "catalog", "symptoms_left_out",
+        f"memory's fix, runbook {remembered}, is not declared for {', '.join(e.left_out)}, which this incident shows; "
+        f"runbook {fit.runbook} is declared for every symptom seen ({fit.why})",
+        actionability=min(e.actionability, round(fit.fit * 100)),
+        warnings=(f"runbook {fit.runbook} covers what this incident shows, but memory never saw it fix this failure; "
                   f"memory's fix was runbook {remembered}: a person decides",),
     )
 
@@ -233,6 +252,7 @@ CHAIN: tuple[Policy, ...] = (
     remembered_fix_stale,
     no_runbook_remembered,
     newer_runbook_written,
+    symptoms_left_out,
     fix_failed_here,
     fix_for_other_services,
     contradiction_open,

@@ -477,6 +477,21 @@ def gather(
     chosen_runbook = ctx.catalog.get(chosen.runbook) if chosen is not None and chosen.runbook is not None else None
     target = undeclared_target(spec, chosen_runbook) if chosen_runbook is not None else None
     undeclared = (target, tuple(chosen_runbook.spec.services)) if chosen_runbook and target is not None else None
+    # A runbook is written for the symptoms it declares, and memory knows it for
+    # the ones its precedents showed. When this incident shows a symptom
+    # neither covers, and another runbook is declared for all of them (every
+    # runbook held to a whole cover: `proven` is the catalog), that one may be
+    # the fix the team wrote for this variant. Leave-one-history-out every
+    # rotation takes it: dev and dev3 one answer each to the right runbook
+    # (dev's was its one wrong actionable answer), dev2 none.
+    left_out: tuple[str, ...] = ()
+    covering = None
+    if chosen is not None and chosen_runbook is not None and newer is None:
+        seen_fixed = {t for n in (*chosen.ran_in, *chosen.described) for t in by_name[n].memory.spec.symptoms}
+        left_out = tuple(sorted(set(spec.symptoms) - set(chosen_runbook.spec.symptoms) - seen_fixed))
+        if left_out:
+            covering = best_catalog_fit(spec, ctx.catalog, ctx.topology, excluded={chosen_runbook.name, *stale, *failed},
+                                        proven=ctx.catalog)
 
     manual = None
     if chosen is not None and chosen.runbook is not None and chosen.described:
@@ -486,7 +501,7 @@ def gather(
             **bars, fixes=fixes, chosen=chosen, actionability=score, leader_stale=leader_stale, failed=failed,
             contradictions=contradicted, sides=[s for ranked in sides for s in ranked],
             replacement=replacement, replacement_ceiling=ceiling, manual_match=manual,
-            newer=newer, last_worked=last_worked, undeclared=undeclared,
+            newer=newer, last_worked=last_worked, undeclared=undeclared, left_out=left_out, covering=covering,
         ),
         warnings, reasons, names,
     )
