@@ -143,17 +143,24 @@ def no_runbook_remembered(e: Evidence) -> Decision | None:
     )
 
 
+def _catalog_over_memory(e: Evidence, fit: CatalogFit, policy: str, reason: str, warning: str) -> Decision:
+    """Another runbook than memory's fix, shown advisory and never trusted above memory's own score."""
+    return Decision(
+        "advisory", fit.runbook, "catalog", policy, reason,
+        actionability=min(e.actionability, round(fit.fit * 100)), warnings=(warning,),
+    )
+
+
 def newer_runbook_written(e: Evidence) -> Decision | None:
     if e.newer is None or e.chosen is None or e.chosen.runbook is None:
         return None
     fit, remembered = e.newer, e.chosen.runbook
-    return Decision(
-        "advisory", fit.runbook, "catalog", "newer_runbook_written",
+    return _catalog_over_memory(
+        e, fit, "newer_runbook_written",
         f"runbook {fit.runbook} was written after memory's fix, runbook {remembered}, last worked ({e.last_worked}), "
         f"and the catalog fits it best to this incident ({fit.why})",
-        actionability=min(e.actionability, round(fit.fit * 100)),
-        warnings=(f"runbook {fit.runbook} is newer than what memory knows, and never ran for this failure; "
-                  f"memory's fix was runbook {remembered}: a person decides",),
+        f"runbook {fit.runbook} is newer than what memory knows, and never ran for this failure; "
+        f"memory's fix was runbook {remembered}: a person decides",
     )
 
 
@@ -161,13 +168,12 @@ def symptoms_left_out(e: Evidence) -> Decision | None:
     if e.covering is None or not e.left_out or e.chosen is None or e.chosen.runbook is None:
         return None
     fit, remembered = e.covering, e.chosen.runbook
-    return Decision(
-        "advisory", fit.runbook, "catalog", "symptoms_left_out",
+    return _catalog_over_memory(
+        e, fit, "symptoms_left_out",
         f"memory's fix, runbook {remembered}, is not declared for {', '.join(e.left_out)}, which this incident shows; "
         f"runbook {fit.runbook} is declared for every symptom seen ({fit.why})",
-        actionability=min(e.actionability, round(fit.fit * 100)),
-        warnings=(f"runbook {fit.runbook} covers what this incident shows, but memory never saw it fix this failure; "
-                  f"memory's fix was runbook {remembered}: a person decides",),
+        f"runbook {fit.runbook} covers what this incident shows, but memory never saw it fix this failure; "
+        f"memory's fix was runbook {remembered}: a person decides",
     )
 
 
