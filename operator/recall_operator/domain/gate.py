@@ -9,7 +9,7 @@ policy that decides wins, and the last one always does.
     remembered_fix_stale     -> advisory    memory's fix was made stale by a migration
     no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
     newer_runbook_written    -> advisory    the catalog got a better-fitting runbook after memory's fix last worked
-    symptoms_left_out        -> advisory    memory's fix is not declared for every symptom seen; another runbook is
+    symptoms_left_out        -> advisory    a symptom seen is neither declared by memory's fix nor seen fixed by it; another runbook covers all
     fix_failed_here          -> advisory    the chosen fix failed before under these conditions
     fix_for_other_services   -> advisory    the chosen runbook would act on a service it does not list
     contradiction_open       -> advisory    confirmed outcomes disagree and nobody reconciled them
@@ -74,8 +74,8 @@ class Evidence:
     last_worked: str = ""  # when and where the chosen fix last worked, for the reason
     # The chosen runbook's $(SERVICE) here, and the services it lists, when those do not include it.
     undeclared: tuple[str, tuple[str, ...]] | None = None
-    # What this incident shows that the chosen runbook is not declared for, and the
-    # catalog's best fit among the runbooks declared for all of it (catalog.covers).
+    # What this incident shows that the chosen runbook is not declared for and no precedent
+    # it fixed showed, and the catalog's best fit among the runbooks declared for all of it.
     left_out: tuple[str, ...] = ()
     covering: CatalogFit | None = None
 

@@ -287,8 +287,8 @@ def gather(
     stale = stale_runbooks(ctx.migrations, ctx.now)
     # A runbook with a track record has a known territory: the incidents it
     # resolved, and none of them resembles a novel one. Its catalog entry still
-    # speaks for it when it names this service (or a neighbour) and every symptom seen: generic
-    # fixes (a rollback, a rolling restart) meet new causes. A runbook never
+    # speaks for it when it names this service or a neighbour, and every symptom
+    # seen: generic fixes (a rollback, a rolling restart) meet new causes. A runbook never
     # run yet has only the catalog's word, and a partial fit is worth offering.
     explored = {name for name, rec in ctx.records.items() if rec.times_executed > 0}
     exploration = best_catalog_fit(spec, ctx.catalog, ctx.topology, excluded=stale, proven=explored)
