@@ -314,3 +314,16 @@ def test_a_waiting_event_is_due_after_a_quiet_moment_or_when_it_is_old() -> None
         now[0] += 0.9
         outbox.answered()
     assert now[0] - 100.0 > 10.0 and outbox.wait_for() == 0.0
+
+
+def test_an_event_the_api_server_refuses_is_logged_and_the_answer_goes_on(
+    k8s_api: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = {"apiVersion": API_VERSION, "kind": "Incident",
+            "metadata": {"name": NAME, "namespace": "no-such-namespace", "uid": "u"}}
+    event = incident._event_body(body, "Normal", "Novel", "Triaged=True (Novel)", datetime(2026, 1, 1, tzinfo=UTC))
+    assert event["eventTime"] == "2026-01-01T00:00:00.000000+00:00"  # a whole second keeps its microseconds
+    with caplog.at_level("WARNING"):
+        incident._post_event(k8s_api, event)  # refused (404): logged, never raised
+    assert "could not post event Novel on no-such-namespace/" in caplog.text
+    assert "(404)" in caplog.text and "BadRequest" not in caplog.text

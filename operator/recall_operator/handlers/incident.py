@@ -62,7 +62,7 @@ from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expire
 from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
-from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
+from recall_operator.kube.client import Conflict, apply_status, post_event, remove_status_fields
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_query
 
 PLURAL = "incidents"
@@ -107,7 +107,9 @@ def _event_body(body: Mapping[str, Any], type_: str, reason: str, message: str, 
     meta = body["metadata"]
     ref = {"apiVersion": body["apiVersion"], "kind": body["kind"], "name": meta["name"],
            "namespace": meta["namespace"], "uid": meta["uid"], "resourceVersion": meta.get("resourceVersion")}
-    when = at.isoformat()
+    # eventTime is a MicroTime: the API server refuses one without its six digits
+    # of microseconds, which isoformat() leaves out on a whole second.
+    when = at.isoformat(timespec="microseconds")
     return {
         "metadata": {"namespace": meta["namespace"], "generateName": "recall-event-"},
         "action": "Answer", "type": type_, "reason": reason, "message": message[:1024],
@@ -119,9 +121,7 @@ def _event_body(body: Mapping[str, Any], type_: str, reason: str, message: str, 
 def _post_event(api: Any, event: Mapping[str, Any]) -> None:
     """Post one Event (blocking). Best effort: a refusal is logged, never raised."""
     try:
-        # The client takes the body as it is, though typed for its own CoreV1Event model.
-        k8s_client.CoreV1Api(api).create_namespaced_event(event["metadata"]["namespace"], cast(Any, event),
-                                                          _request_timeout=EVENT_POST_TIMEOUT)
+        post_event(api, dict(event), timeout=EVENT_POST_TIMEOUT)
     except Exception as exc:
         what = event["involvedObject"]
         kopf_logger.warning(f"could not post event {event['reason']} on {what['namespace']}/{what['name']}: {exc}")

@@ -67,6 +67,30 @@ class Conflict(Exception):
     """The object changed since the resourceVersion a write was guarded by, or it is gone."""
 
 
+def _send(api: Any, method: str, path: str, body: Any, content_type: str, query: dict[str, str] | None = None,
+          timeout: float | None = None) -> tuple[int, str, bytes]:
+    """One request on the client's own REST layer (its connection pool, TLS and credentials): status, reason, body.
+
+    `body` is sent as it is when a string; the REST layer serialises anything
+    else as JSON.
+
+    The generated API methods validate their arguments and build a model of
+    every answer; on the two writes every answer makes (its status and its
+    Event) that was most of the client's time: an Event posted through
+    CoreV1Api took 1.5 ms of CPU and 5.6 ms, and 0.8 ms and 2.0 ms this way.
+    """
+    from urllib.parse import urlencode
+
+    cfg = api.configuration
+    url = f"{cfg.host}{path}" + (f"?{urlencode(query)}" if query else "")
+    headers = {**api.default_headers, "Content-Type": content_type, "Accept": "application/json"}
+    for auth in cfg.auth_settings().values():
+        if auth.get("in") == "header" and auth.get("value"):
+            headers[auth["key"]] = auth["value"]
+    response = api.rest_client.request(method, url, headers=headers, body=body, _request_timeout=timeout)
+    return response.status, response.reason, response.read()
+
+
 def apply_status(api: Any, group: str, version: str, plural: str, kind: str, namespace: str, name: str,
                  status: dict[str, Any], manager: str, resource_version: str | None = None) -> dict[str, Any]:
     """Server-side apply of `status` to an object's status subresource, as field manager `manager`.
@@ -79,7 +103,7 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
     With a resourceVersion the apply is refused (Conflict) if the object
     changed since; Conflict too when the object is gone. Returns the object.
     """
-    from urllib.parse import quote, urlencode
+    from urllib.parse import quote
 
     from kubernetes import client
 
@@ -88,23 +112,28 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
         metadata["resourceVersion"] = resource_version
     body = {"apiVersion": f"{group}/{version}", "kind": kind, "metadata": metadata, "status": status}
     # The generated client takes only a dict and serialises it with surrogate
-    # escapes (see apply_body), so the request is sent with its own REST layer:
-    # the same connection pool, TLS and credentials.
-    cfg = api.configuration
-    path = "/".join(quote(p, safe="") for p in (group, version, "namespaces", namespace, plural, name, "status"))
-    url = f"{cfg.host}/apis/{path}?{urlencode({'fieldManager': manager, 'force': 'true'})}"
-    headers = {**api.default_headers, "Content-Type": "application/apply-patch+yaml", "Accept": "application/json"}
-    for auth in cfg.auth_settings().values():
-        if auth.get("in") == "header" and auth.get("value"):
-            headers[auth["key"]] = auth["value"]
-    response = api.rest_client.request("PATCH", url, headers=headers, body=apply_body(body))
-    data = response.read()
-    if response.status in (404, 409):
-        raise Conflict(f"{plural}/{name}: {response.status} {response.reason}")
-    if response.status >= 400:
-        raise client.ApiException(status=response.status, reason=response.reason, body=data.decode(errors="replace"))
+    # escapes (see apply_body), so the request is sent with its own REST layer.
+    path = "/apis/" + "/".join(quote(p, safe="") for p in (group, version, "namespaces", namespace, plural, name, "status"))
+    code, reason, data = _send(api, "PATCH", path, apply_body(body), "application/apply-patch+yaml",
+                               {"fieldManager": manager, "force": "true"})
+    if code in (404, 409):
+        raise Conflict(f"{plural}/{name}: {code} {reason}")
+    if code >= 400:
+        raise client.ApiException(status=code, reason=reason, body=data.decode(errors="replace"))
     result: dict[str, Any] = json.loads(data)
     return result
+
+
+def post_event(api: Any, event: dict[str, Any], timeout: float | None = None) -> None:
+    """Create one core/v1 Event (the body as the API takes it); raises ApiException when refused."""
+    from urllib.parse import quote
+
+    from kubernetes import client
+
+    path = f"/api/v1/namespaces/{quote(event['metadata']['namespace'], safe='')}/events"
+    code, reason, data = _send(api, "POST", path, event, "application/json", timeout=timeout)
+    if code >= 400:
+        raise client.ApiException(status=code, reason=reason, body=data.decode(errors="replace"))
 
 
 def remove_status_fields(api: Any, group: str, version: str, plural: str, namespace: str, name: str,
