@@ -130,3 +130,26 @@ async def test_a_word_on_more_memories_than_the_cap_is_left_out_of_the_query(
         assert memory._telling_terms([common, rare]) == [rare]
     finally:
         await memory.close()
+
+
+async def test_a_query_keeps_its_rarest_words_while_their_matches_fit_the_budget(
+    tmp_path: Path, history: Any, monkeypatch: Any
+) -> None:
+    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+    try:
+        await memory.remember_many(history.memories[:STORED])
+        docs = dict(memory._query("SELECT term, docs FROM term_docs WHERE docs > 1", []))
+        # One word per count, so that "rarest first" has a single answer.
+        one_each = sorted({n: term for term, n in docs.items()}.items())
+        assert len(one_each) >= 3
+        words = [one_each[0][1], one_each[len(one_each) // 2][1], one_each[-1][1]]
+        # Room for the two rarer words' matches times their number, not for the third word's.
+        two = (docs[words[0]] + docs[words[1]]) * 2
+        three = (docs[words[0]] + docs[words[1]] + docs[words[2]]) * 3
+        assert two < three
+        monkeypatch.setattr("recall_operator.memory.embedded.MATCH_BUDGET", two)
+        assert memory._telling_terms(list(reversed(words))) == words[:2]
+        monkeypatch.setattr("recall_operator.memory.embedded.MATCH_BUDGET", three)
+        assert memory._telling_terms(list(reversed(words))) == words
+    finally:
+        await memory.close()
