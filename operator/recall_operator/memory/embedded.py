@@ -99,7 +99,11 @@ REBUILD_BATCH = 1_000
 # from 4.4-5.1 to 2.6 ms (1k: 2.2-2.6 -> 1.8) and the top match came from the
 # probe's own root cause as often (10k: .883 -> .913, 1k: .977 -> .970, top 3
 # equal or better; 100k unchanged: MAX_TERM_MATCHES already bounds it there).
-# Replay scores on the three dev histories are the same with either.
+# Replay scores on the three dev histories are the same with either; 10 of
+# 452 rows moved (a history's later incidents recall from more than 50
+# memories, so some candidates differ and with them the pool's IDFs): a
+# similarity by one point, two matches trading places, or another fifth match;
+# no mode and no runbook.
 MAX_TERMS = 64
 MATCH_BUDGET = 5_000
 # A word on more than this many memories is left out of the query whatever the
