@@ -99,6 +99,8 @@ REBUILD_BATCH = 1_000
 # from 4.4-5.1 to 2.6 ms (1k: 2.2-2.6 -> 1.8) and the top match came from the
 # probe's own root cause as often (10k: .883 -> .913, 1k: .977 -> .970, top 3
 # equal or better; 100k unchanged: MAX_TERM_MATCHES already bounds it there).
+# Smaller budgets cost the top match: at 10k, 3,000 gave 1.5 ms and .877,
+# 2,000 gave 1.3 ms and .850.
 # Replay scores on the three dev histories are the same with either; 10 of
 # 452 rows moved (a history's later incidents recall from more than 50
 # memories, so some candidates differ and with them the pool's IDFs): a
@@ -295,8 +297,11 @@ class EmbeddedMemory:
     async def recall(self, query: RecallQuery) -> list[EpisodicMemory]:
         # On a worker thread: SQLite releases the interpreter while it ranks
         # (the larger part of a recall), so the loop serves watches and the
-        # bridge meanwhile; the hop costs well under a millisecond. Writes stay
-        # on the loop: they are short, and a thread once doubled their time.
+        # bridge meanwhile. The hop costs 0.6 ms of a recall at p50 at 10k
+        # memories and 1 ms at 100k (on the loop and on the thread in turn, 300
+        # probes each); on the loop a recall at 100k would hold every other
+        # handler for 2.5 ms at p50 and 9-13 ms at p99. Writes stay on the
+        # loop: they are short, and a thread once doubled their time.
         return await asyncio.to_thread(self._recall, query)
 
     async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
