@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,19 @@ def proc_start_time(pid: int) -> int | None:
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return None
     fields = stat[stat.rindex(")") + 2 :].split()
-    if fields[0] in ("Z", "X"):  # exited, only waiting to be reaped
+    if fields[0] in ("Z", "X") and _threads(pid) <= 1:  # exited, only waiting to be reaped
         return None
+    # A killed multi-threaded process (etcd, the API server) shows its first
+    # thread as a zombie while the others are still exiting and still hold its
+    # listening sockets; until they are gone, a restart on its ports would fail.
     return int(fields[19])
+
+
+def _threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return 0
 
 
 def alive(pid: int, start_time: int | None) -> bool:
