@@ -19,11 +19,12 @@ def proc_start_time(pid: int) -> int | None:
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return None
     fields = stat[stat.rindex(")") + 2 :].split()
-    if fields[0] in ("Z", "X") and _threads(pid) <= 1:  # exited, only waiting to be reaped
-        return None
-    # A killed multi-threaded process (etcd, the API server) shows its first
+    # Exited, only waiting to be reaped: a zombie that is its last thread. A
+    # killed multi-threaded process (etcd, the API server) shows its first
     # thread as a zombie while the others are still exiting and still hold its
     # listening sockets; until they are gone, a restart on its ports would fail.
+    if fields[0] in ("Z", "X") and _threads(pid) <= 1:
+        return None
     return int(fields[19])
 
 
