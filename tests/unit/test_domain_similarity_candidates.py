@@ -17,12 +17,14 @@ from recall_operator.domain.similarity import (
     LexicalScorer,
     Weights,
     both_ways,
+    change_words,
     denied_by_precedent,
     denied_symptoms,
     overlap,
     precedent_facts,
     ruled_out,
     score_candidates,
+    scoring_words,
     service_match,
     signal_alignment,
 )
@@ -95,6 +97,57 @@ def test_a_precedent_saying_the_same_on_an_unrelated_service_outranks_a_vague_on
     scored = score_candidates(spec("ingress-gateway", **DNS_TEXT), [same_service, same_words], TOPOLOGY, {})
     assert scored[0].memory.incident == "inc-dns-elsewhere"
     assert scored[0].breakdown.service == pytest.approx(UNRELATED_SERVICE_CREDIT * scored[0].breakdown.lexical)
+
+
+def _deployed(id_: str | None, revision: str | None, minutes: float | None) -> dict:
+    return {"deployment": {"id": id_, "revision": revision, "minutesSinceDeploy": minutes}}
+
+
+@pytest.mark.parametrize(
+    ("service", "deploy", "words"),
+    [
+        # What was rolled out, less its version and commit, and less the paging service's own name.
+        ("orders-db", _deployed("helm-checkout-api-4.2.0", "checkout-api 4.2.0 (9c1e77b)", 30),
+         ["helm", "checkout", "api", "checkout-api", "checkout", "api"]),
+        ("checkout-api", _deployed("helm-checkout-api-4.2.0", None, 30), ["helm"]),
+        ("checkout-api", _deployed("helm-checkout-api-4.2.0", None, 240), ["helm"]),
+        # An older deploy is not a likely cause, and an unknown age is not a recent one.
+        ("orders-db", _deployed("helm-checkout-api-4.2.0", None, 241), []),
+        ("orders-db", _deployed("helm-checkout-api-4.2.0", None, None), []),
+        ("orders-db", {}, []),
+        ("orders-db", _deployed(None, None, 5), []),
+    ],
+)
+def test_change_words_are_a_recent_deploys_names(service: str, deploy: dict, words: list[str]) -> None:
+    assert change_words(spec(service, **deploy)) == words
+
+
+def test_scoring_words_are_the_incidents_words_then_the_change() -> None:
+    s = spec("orders-db", title="primary CPU saturated", **_deployed("helm-checkout-api-4.2.0", None, 30))
+    assert scoring_words(s) == ["primary", "cpu", "saturated", "helm", "checkout", "api"]
+
+
+def test_the_same_rollout_before_both_pages_lifts_a_precedent_paged_on_another_service() -> None:
+    # A shared client library went out before both pages: last time the cart
+    # paged, this time checkout, its caller, in other words. Its look-alike
+    # came after another rollout.
+    said = {"title": "carts fail to load", "description": "redis calls hang after the client upgrade",
+            "symptoms": ["timeout"]}
+    precedent = memory("inc-cart", service="cart-service", **said,
+                       **_deployed("redis-client-lib-3.1.0", "shared redis client 3.1.0 (51aa0de)", 20))
+    look_alike = memory("inc-cart-other", service="cart-service", **said,
+                        **_deployed("ingress-values-2.0.0", "ingress values 2.0.0", 20))
+    text = {"title": "checkout requests stall", "description": "calls to the cart hang", "symptoms": ["timeout"]}
+    rollout = ("redis-client-lib-3.2.0", "shared redis client 3.2.0 (9c1e77b)")
+    now = spec("checkout-api", **text, **_deployed(*rollout, 40))
+    by_name = {s.memory.incident: s for s in score_candidates(now, [look_alike, precedent], TOPOLOGY, {})}
+    assert by_name["inc-cart"].breakdown.lexical > by_name["inc-cart-other"].breakdown.lexical
+    assert by_name["inc-cart"].similarity > by_name["inc-cart-other"].similarity
+    # The same rollout days before the page says nothing: the precedent's lead is
+    # gone (its longer record of what changed even weighs a little against it).
+    days_later = spec("checkout-api", **text, **_deployed(*rollout, 4000))
+    old = {s.memory.incident: s for s in score_candidates(days_later, [look_alike, precedent], TOPOLOGY, {})}
+    assert old["inc-cart"].breakdown.lexical <= old["inc-cart-other"].breakdown.lexical
 
 
 @pytest.mark.parametrize(

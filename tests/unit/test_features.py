@@ -21,10 +21,10 @@ from recall_operator.domain.similarity import (
     Recalled,
     both_ways,
     denied_symptoms,
-    incident_words,
     memory_features,
     overlap,
     score_candidates,
+    scoring_words,
     service_match,
     signal_alignment,
 )
@@ -35,8 +35,8 @@ from support import HISTORIES, history
 
 def reference(spec: IncidentSpec, candidates: list[EpisodicMemory], topology: Topology,
               records: dict[str, RunbookRecord]) -> list[Breakdown]:
-    query = incident_words(spec)
-    lexical = LexicalScorer([incident_words(c.spec) for c in candidates])
+    query = scoring_words(spec)
+    lexical = LexicalScorer([scoring_words(c.spec) for c in candidates])
     dna = incident_dna(spec, topology)
     denied = denied_symptoms(spec)
     out = []

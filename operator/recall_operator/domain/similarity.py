@@ -192,6 +192,33 @@ def incident_words(spec: IncidentSpec) -> list[str]:
             if w not in own]
 
 
+def change_words(spec: IncidentSpec) -> list[str]:
+    """What was changed shortly before the page: the recent deployment's id and revision words.
+
+    A failure that recurs on a neighbour of where it paged last time often
+    shares no symptom words with its precedent, yet the same component was
+    rolled out shortly before both (an app release that loads a database, a
+    firmware campaign that drops device connections). Only a deploy within
+    RECENT_DEPLOY_MINUTES counts: an older one is not a likely cause. Words
+    with a digit (versions, commits, builds) differ from one rollout to the
+    next, and the paging service's own name is the service term's evidence,
+    as in `incident_words`. Leave-one-history-out: the alert-heavy history's
+    novel precision rose by one recurrence (a firmware campaign paged on the
+    app's API), and no score of the other two moved.
+    """
+    deploy = spec.deployment
+    if deploy is None or deploy.minutes_since_deploy is None or deploy.minutes_since_deploy > RECENT_DEPLOY_MINUTES:
+        return []
+    own = set(tokens(spec.service))
+    return [w for w in tokens(f"{deploy.id or ''} {deploy.revision or ''}")
+            if w not in own and not any(c.isdigit() for c in w)]
+
+
+def scoring_words(spec: IncidentSpec) -> list[str]:
+    """The words the lexical and recognition terms compare: what the incident says, and what changed before it."""
+    return incident_words(spec) + change_words(spec)
+
+
 class LexicalScorer:
     """BM25 over a pool of candidate documents, normalised by the query's score on itself."""
 
@@ -312,7 +339,7 @@ NO_RECORD = RunbookRecord()
 # What a memory's features were derived by. Raise it whenever a change here or
 # in text.py / dna.py changes what `memory_features` returns: a store that
 # keeps features rebuilds the ones of an older version when it opens.
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -352,7 +379,7 @@ class MemoryFeatures:
 def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
     """The scoring features of one memory (what `score_candidates` would derive from it)."""
     spec = memory.spec
-    words = Counter(incident_words(spec))
+    words = Counter(scoring_words(spec))
     return MemoryFeatures(
         words=dict(words),
         known=dict(words + Counter(tokens(f"{memory.resolution.root_cause} {memory.resolution.summary}"))),
@@ -422,7 +449,7 @@ def score_candidates(
         return []
     kept = list(features) if features is not None else [None] * len(candidates)
     feats = [f if f is not None else memory_features(c) for c, f in zip(candidates, kept)]
-    query = incident_words(spec)
+    query = scoring_words(spec)
     relevance = LexicalScorer.of_counts([f.words for f in feats]).relevances(query)
     recognition = LexicalScorer.of_counts([f.known for f in feats]).relevances(query)
     query_dna = own_values(spec)
