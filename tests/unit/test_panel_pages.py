@@ -44,7 +44,8 @@ def _match(name: str, similarity: int, **extra: Any) -> dict[str, Any]:
 
 STATUS = {
     "matches": [
-        _match("inc-0024", 81, contradiction="poll-tuning", ruledOut=["the incident says \"no rebalances\""]),
+        _match("inc-0024", 81, contradiction="poll-tuning", ruledOut=["the incident says \"no rebalances\""],
+               sharedChange=["consumer", "lib"]),
         _match("inc-0007", 64, contradiction="poll-tuning",
                stale={"migration": "m1", "oldArch": "VMs", "newArch": "managed", "deduction": 30, "why": "moved"}),
     ],
@@ -102,6 +103,7 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     # each term's points, the deduction included, and the ruled-out line
     assert "+30.1" in text and "-35" in text and 'class="neg"' in body
     assert "ruled out: the incident says \"no rebalances\"" in text
+    assert "rolled out shortly before both: consumer, lib" in text
     # failed and succeeded actions, said in words
     assert "failed run runbook raise-poll" in " ".join(text.split())
     # stale: the adjusted line and the migration

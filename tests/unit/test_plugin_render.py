@@ -43,7 +43,8 @@ INCIDENT: dict[str, Any] = {
              "stale": {"migration": "redis-cluster-to-elasticache", "oldArch": "redis on VMs",
                        "newArch": "ElastiCache", "deduction": 40, "why": "the VMs are gone"},
              "contradiction": "contradiction-pool-size: inc-0009 says pool size, inc-0031 says a slow query",
-             "repageOf": "inc-0008", "ruledOut": ["this report denies 'vacuum', which inc-0009 had"]},
+             "repageOf": "inc-0008", "ruledOut": ["this report denies 'vacuum', which inc-0009 had"],
+             "sharedChange": ["client", "redis"]},
         ],
         "recommendation": {
             "mode": "actionable", "similarity": 81, "actionability": 72, "runbook": "k8s-rollback-deploy",
@@ -87,6 +88,8 @@ def test_why_shows_each_match_with_its_breakdown_outcome_and_failed_actions() ->
     assert "ruledOut -10" in tail
     assert "ruled out: this report denies 'vacuum', which inc-0009 had" in tail
     assert "ruled out" not in text[first:second]
+    assert "rolled out shortly before both: client, redis" in tail
+    assert "rolled out" not in text[first:second]
     assert "STALE: migration redis-cluster-to-elasticache (redis on VMs -> ElastiCache), actionability -40" in tail
     assert "CONTRADICTION: contradiction-pool-size" in tail
     assert "re-page of inc-0008" in tail

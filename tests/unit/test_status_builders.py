@@ -225,6 +225,23 @@ def test_a_denial_is_explained_in_the_match() -> None:
     assert plain.patch["matches"][0]["ruledOut"] is None
 
 
+def test_a_rollout_shortly_before_both_incidents_is_named_in_the_match() -> None:
+    # The same client library went out 25 minutes before this page and 15 before the
+    # precedent's; a rollout three days before the page is no likely cause.
+    def rolled(minutes: float) -> dict:
+        return {**SPEC, "deployment": {"id": "redis-client-lib-2.4.1", "revision": "shared redis client 2.4.1",
+                                       "minutesSinceDeploy": minutes}}
+
+    before = EpisodicMemory(incident="inc-1", spec=IncidentSpec.model_validate(rolled(15)),
+                            resolution=_memory("inc-1", 30).resolution, resolved_at=NOW - timedelta(days=30))
+    # "redis" is the paging service's own name (redis-cluster): the service term's evidence.
+    for minutes, shared in ((25, ["client", "lib", "shared"]), (4320, None)):
+        incident = Incident(name="inc-new", spec=IncidentSpec.model_validate(rolled(minutes)))
+        assessment = assess(incident, [before], _ctx())
+        change = st.triage_status({}, assessment, None, incident_dna(incident.spec, TOPOLOGY), 1, NOW)
+        assert change.patch["matches"][0]["sharedChange"] == shared
+
+
 def test_an_answer_leaves_no_reference_cycles_behind() -> None:
     # Objects in a reference cycle outlive the answer that made them until
     # Python's full collection finds them; in the operator each such

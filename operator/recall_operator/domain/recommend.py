@@ -40,6 +40,7 @@ from recall_operator.domain.models import (
     Contradiction,
     EpisodicMemory,
     Incident,
+    IncidentSpec,
     Mode,
     Runbook,
     RunbookRecord,
@@ -54,6 +55,7 @@ from recall_operator.domain.similarity import (
     incident_words,
     ranked,
     score_candidates,
+    shared_change,
 )
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
@@ -124,6 +126,8 @@ class Match:
     contradiction: str | None = None
     repage_of: str | None = None
     ruled_out: list[str] = field(default_factory=list)  # why the breakdown's ruledOut deduction applies
+    # Words of a rollout made shortly before both incidents: part of the lexical term.
+    shared_change: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,7 @@ def assess(
     features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None
     scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights, features)
     groups = merge_repages(scored)
-    matches = _matches(scored, groups, ctx, settings)
+    matches = _matches(incident.spec, scored, groups, ctx, settings)
     found = gather(incident, scored, groups, ctx, settings)
     decision = decide(found.evidence, chain)
     novel = decision.mode == "novel"
@@ -179,7 +183,8 @@ def assess(
 
 
 def _matches(
-    scored: Sequence[ScoredMemory], groups: Sequence[Sequence[ScoredMemory]], ctx: Context, settings: Settings
+    spec: IncidentSpec, scored: Sequence[ScoredMemory], groups: Sequence[Sequence[ScoredMemory]], ctx: Context,
+    settings: Settings,
 ) -> list[Match]:
     repage_of = {m.memory.incident: g[0].memory.incident for g in groups for m in g[1:]}
     top = ranked(scored)[: settings.max_matches]
@@ -199,6 +204,7 @@ def _matches(
             contradiction=open_c.get(s.memory.incident),
             repage_of=repage_of.get(s.memory.incident),
             ruled_out=[d.explain(s.memory.incident) for d in s.breakdown.ruled_out],
+            shared_change=shared_change(spec, s.memory.spec),
         )
         for s in top
     ]

@@ -214,6 +214,11 @@ def change_words(spec: IncidentSpec) -> list[str]:
             if w not in own and not any(c.isdigit() for c in w)]
 
 
+def shared_change(spec: IncidentSpec, other: IncidentSpec) -> list[str]:
+    """The words of what was rolled out shortly before both incidents (`change_words`), for a person to check."""
+    return sorted(set(change_words(spec)).intersection(change_words(other)))
+
+
 def scoring_words(spec: IncidentSpec) -> list[str]:
     """The words the lexical and recognition terms compare: what the incident says, and what changed before it."""
     return incident_words(spec) + change_words(spec)

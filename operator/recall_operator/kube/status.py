@@ -167,6 +167,7 @@ def match_status(match: Match) -> dict[str, Any]:
         "contradiction": match.contradiction,
         "repageOf": match.repage_of,
         "ruledOut": list(match.ruled_out) or None,
+        "sharedChange": list(match.shared_change) or None,
     }
 
 

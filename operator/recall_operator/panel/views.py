@@ -194,6 +194,7 @@ class MatchView:
     recognition: str  # "" when it added nothing to this match's place in the list
     actions: list[dict[str, str]]
     ruled_out: list[str]
+    shared_change: str  # "" when no rollout came shortly before both
     stale: Mapping[str, Any] | None
     contradiction: str
     repage_of: str
@@ -216,6 +217,7 @@ def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]
             actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?")}
                      for a in m.get("actions") or [] if isinstance(a, Mapping)],
             ruled_out=[str(r) for r in m.get("ruledOut") or []],
+            shared_change=", ".join(str(w) for w in m.get("sharedChange") or []),
             stale=m.get("stale") or None, contradiction=str(m.get("contradiction") or ""),
             repage_of=str(m.get("repageOf") or ""),
         )
