@@ -654,6 +654,7 @@ def test_status_subresource(kubectl: Callable[..., Any], k8s_api: Any, namespace
                 "breakdown": {"bm25": 0.31, "service": 0.25, "ruledOut": -35},
                 "outcome": "succeeded",
                 "ruledOut": ["this report denies 'saml', which inc-0031 had"],
+                "sharedChange": ["firmware", "campaign"],
             },
         ],
         "recommendation": {"mode": "advisory", "similarity": 81.2, "actionability": 40, "futureField": "kept"},
@@ -719,8 +720,10 @@ def test_status_subresource(kubectl: Callable[..., Any], k8s_api: Any, namespace
         ({"conditions": [{"type": "Ready", "status": "Maybe"}]}, 'Unsupported value: "Maybe"'),
         ({"conditions": [{"status": "True"}]}, "Required value"),
         ({"matches": [{"incident": "inc-1", "ruledOut": [{"word": "saml"}]}]}, "ruledOut[0]: Invalid value"),
+        ({"matches": [{"incident": "inc-1", "sharedChange": "firmware"}]}, "sharedChange: Invalid value"),
     ],
-    ids=["mode", "similarity", "condition-status", "condition-without-type", "ruled-out-not-text"],
+    ids=["mode", "similarity", "condition-status", "condition-without-type", "ruled-out-not-text",
+         "shared-change-not-a-list"],
 )
 def test_status_is_validated(kubectl: Callable[..., Any], namespace: str, status: dict[str, Any], message: str) -> None:
     create(kubectl, namespace, manifest("Incident", "inc-0002", good_incident()))
