@@ -85,8 +85,9 @@ def render_match(index: int, match: Mapping[str, Any]) -> list[str]:
         # Why this match is listed above one with a higher similarity.
         lines.append(f"   recognition: +{_num(match.get('recognition'))} (its report and confirmed outcome say this incident's words)")
     lines += [f"   ruled out: {why}" for why in match.get("ruledOut") or []]
-    if match.get("sharedChange"):
-        lines.append(f"   rolled out shortly before both: {', '.join(map(str, match['sharedChange']))}")
+    shared = match.get("sharedChange")
+    if isinstance(shared, list) and shared:  # the CRD refuses other shapes; an object from before it may hold one
+        lines.append(f"   rolled out shortly before both: {', '.join(map(str, shared))}")
     actions = render_actions(match.get("actions") or [])
     if actions:
         lines.append("   actions:")

@@ -120,6 +120,12 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     assert "none: cannot be undone by the operator" in text
 
 
+@pytest.mark.parametrize("odd", ["firmware", 7, {"a": 1}, None])
+def test_a_shared_change_that_is_not_a_list_of_words_shows_nothing(odd: object) -> None:
+    (view,) = views.match_views({"matches": [{"incident": "inc-1", "sharedChange": odd}]}, {})
+    assert view.shared_change == ""
+
+
 def test_the_table_filters_and_says_novel_in_words() -> None:
     source = _source()
     body = asyncio.run(server.incidents_page(source, {"mode": "novel"}, NOW))

@@ -163,6 +163,12 @@ def test_resolution_parses_actions_and_refuses_bad_ones() -> None:
         plugin.resolution(" ", "b", [], None, "u", now)
 
 
+@pytest.mark.parametrize("odd", ["firmware", 7, {"a": 1}, None, []])
+def test_a_shared_change_that_is_not_a_list_of_words_prints_nothing(odd: object) -> None:
+    lines = plugin.render_match(1, {"incident": "inc-1", "similarity": 50, "sharedChange": odd})
+    assert not any("rolled out" in line for line in lines)
+
+
 def test_why_says_when_recognition_put_a_match_above_a_more_similar_one() -> None:
     match = {"incident": "inc-0031", "similarity": 49, "recognition": 31, "outcome": "succeeded",
              "breakdown": {"lexical": 3.0, "service": 25.0}}

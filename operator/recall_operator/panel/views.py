@@ -217,7 +217,7 @@ def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]
             actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?")}
                      for a in m.get("actions") or [] if isinstance(a, Mapping)],
             ruled_out=[str(r) for r in m.get("ruledOut") or []],
-            shared_change=", ".join(str(w) for w in m.get("sharedChange") or []),
+            shared_change=", ".join(map(str, m["sharedChange"])) if isinstance(m.get("sharedChange"), list) else "",
             stale=m.get("stale") or None, contradiction=str(m.get("contradiction") or ""),
             repage_of=str(m.get("repageOf") or ""),
         )
