@@ -53,6 +53,17 @@ def test_lexical_relevance_is_between_for_a_partial_match_and_does_not_grow_with
     assert 0.0 < small <= 1.0 and 0.0 < big <= 1.0
 
 
+def test_relevances_of_the_whole_pool_are_the_same_floats_as_one_document_at_a_time() -> None:
+    # `relevances` finds each document's query terms once for the IDF count and
+    # the score; `relevance` looks them up per document on a fresh scorer. The
+    # pool repeats words, lacks some, and holds one the query never asks about.
+    pool = [DOC + ["redis"], ["kafka", "lag", "cart"], ["disk"], [], ["latency", "cart", "cart", "oom"]]
+    query = ["cart", "latency", "redis", "redis", "dns", "oom", "kafka", "disk", "queue", "pod"]
+    together = LexicalScorer(pool).relevances(query)
+    assert together == [LexicalScorer(pool).relevance(query, i) for i in range(len(pool))]
+    assert together[0] > together[4] > together[2] > together[1] > 0.0 == together[3]
+
+
 @pytest.mark.parametrize(
     ("a", "b", "value"),
     [

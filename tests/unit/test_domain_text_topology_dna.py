@@ -132,6 +132,14 @@ def test_depth_survives_a_cycle() -> None:
     assert Topology.parse("a: {dependsOn: [b]}\nb: {dependsOn: [a]}").depth("a") >= 1
 
 
+def test_callers_and_depths_asked_again_answer_as_the_first_time() -> None:
+    # Both are worked out once per topology and kept; asking twice, or in another order, changes nothing.
+    graph = Topology.parse("a: {dependsOn: [b, c]}\nb: {dependsOn: [c]}\nd: {dependsOn: [c, d]}\n")
+    assert graph.callers("c") == {"a", "b", "d"} and graph.callers("d") == {"d"} and graph.callers("x") == set()
+    assert [graph.depth(s) for s in ("c", "a", "b", "a", "c")] == [0, 2, 1, 2, 0]
+    assert TOPOLOGY.callers("redis-cluster") == {"cart-service", "payment-service"}
+
+
 @pytest.mark.parametrize(
     "fields",
     [

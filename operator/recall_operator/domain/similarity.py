@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import chain
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_operator.domain.consolidation import win_rate
@@ -251,29 +252,32 @@ class LexicalScorer:
         """The same scorer over documents already counted (term -> occurrences)."""
         return cls((), counted)
 
-    def _idfs(self, query: Mapping[str, int]) -> dict[str, float]:
+    def _idfs(self, query: Mapping[str, int], shared: Sequence[Sequence[str]] | None = None) -> dict[str, float]:
         """The query's terms' IDF, looked up once for a pass over every document.
 
-        The terms not asked about before are counted in one pass over the pool,
-        each document intersected with them as a set (in C, not term by term).
+        The terms not asked about before are counted in one pass over the pool;
+        `shared`, when given, is each document's terms of this query (so the
+        pass only counts them).
         """
         new = set(query).difference(self._idf)
         if new:
-            df = dict.fromkeys(new, 0)
-            for d in self.documents:
-                for term in new.intersection(d):
-                    df[term] += 1
-            for term, c in df.items():
+            if shared is None:
+                shared = [[t for t in new if t in d] for d in self.documents]
+            df = Counter(chain.from_iterable(shared))
+            for term in new:
+                c = df[term]
                 self._idf[term] = self.unseen_idf if c == 0 else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
         return {term: self._idf[term] for term in query}
 
-    def _score(self, idfs: Mapping[str, float], doc: Mapping[str, int], length: int) -> float:
+    def _score(self, idfs: Mapping[str, float], doc: Mapping[str, int], length: int,
+               shared: Iterable[str] | None = None) -> float:
+        """BM25 of one document; `shared` is its terms of the query in the query's order, when known."""
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (self.avg_length or 1.0))
         saturation = BM25_K1 + 1
         score = 0.0
         # Only the terms the document has add anything; they are taken in the
         # query's order, so the sum is the same float as over every term.
-        for term in filter(doc.__contains__, idfs):
+        for term in filter(doc.__contains__, idfs) if shared is None else shared:
             tf = doc[term]
             if tf:
                 score += idfs[term] * tf * saturation / (tf + norm)
@@ -288,15 +292,20 @@ class LexicalScorer:
         return min(1.0, self._score(idfs, self.documents[index], self.lengths[index]) / best / LEXICAL_SATURATION)
 
     def relevances(self, query: Sequence[str]) -> list[float]:
-        """`relevance` of every document, the query's own score computed once."""
+        """`relevance` of every document, the query's own score computed once.
+
+        Each document's terms of the query are found once (in C, `filter`) and
+        serve both the IDF count and the document's score.
+        """
         q = Counter(query)
-        idfs = self._idfs(q)
+        shared = [list(filter(d.__contains__, q)) for d in self.documents]
+        idfs = self._idfs(q, shared)
         best = self._score(idfs, q, len(query))
         if best <= 0:
             return [0.0] * len(self.documents)
         return [
-            min(1.0, self._score(idfs, doc, length) / best / LEXICAL_SATURATION)
-            for doc, length in zip(self.documents, self.lengths)
+            min(1.0, self._score(idfs, doc, length, terms) / best / LEXICAL_SATURATION)
+            for doc, length, terms in zip(self.documents, self.lengths, shared)
         ]
 
 

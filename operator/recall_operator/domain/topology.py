@@ -68,10 +68,26 @@ class Topology:
 
         A cycle in the topology is cut where it closes, so a typo there cannot hang the operator.
         """
-        return _longest_chain(self.depends_on, service, frozenset({service}), {})
+        if service not in self._depths:
+            self._depths[service] = _longest_chain(self.depends_on, service, frozenset({service}), {})
+        return self._depths[service]
+
+    @functools.cached_property
+    def _depths(self) -> dict[str, int]:
+        # Filled as services are asked about: scoring asks once per candidate's service.
+        return {}
 
     def callers(self, service: str) -> frozenset[str]:
-        return frozenset(s for s, deps in self.depends_on.items() if service in deps)
+        return self._callers.get(service, frozenset())
+
+    @functools.cached_property
+    def _callers(self) -> dict[str, frozenset[str]]:
+        """Who calls each service, worked out once (the reverse of `depends_on`)."""
+        callers: dict[str, set[str]] = {}
+        for service, deps in self.depends_on.items():
+            for dep in deps:
+                callers.setdefault(dep, set()).add(service)
+        return {service: frozenset(c) for service, c in callers.items()}
 
 
 def _longest_chain(depends_on: Mapping[str, frozenset[str]], service: str, path: frozenset[str],
