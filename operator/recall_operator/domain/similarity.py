@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import chain
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+
+import pydantic_core
 
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import own_values, placement_values, values_similarity
@@ -383,7 +385,9 @@ class MemoryFeatures:
 
     @classmethod
     def from_json(cls, text: str) -> MemoryFeatures:
-        words, known, denied, facts, symptoms, signatures, recent, dna = json.loads(text)
+        # pydantic's JSON reader, not the standard library's: the same values in
+        # half the time, and recall reads a dozen of these per query at 10k memories.
+        words, known, denied, facts, symptoms, signatures, recent, dna = pydantic_core.from_json(text)
         return cls(
             words, known, tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
             frozenset(signatures), recent, tuple(dna),
