@@ -386,7 +386,9 @@ class MemoryFeatures:
     @classmethod
     def from_json(cls, text: str) -> MemoryFeatures:
         # pydantic's JSON reader, not the standard library's: the same values in
-        # half the time, and recall reads a dozen of these per query at 10k memories.
+        # half the time (recall reads a dozen of these per query at 10k memories),
+        # and one string for a word many memories repeat, so the parsed-memory
+        # cache's 4,096 features take 26 MB instead of 60.
         words, known, denied, facts, symptoms, signatures, recent, dna = pydantic_core.from_json(text)
         return cls(
             words, known, tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
