@@ -4,19 +4,23 @@ Every way a stored memory can change is covered: this store's own write, its
 own delete (a row id SQLite may give again), a write through another
 connection to the same file (another process), and a statement on its own
 connection that bypassed `remember`. And the query leaves out a word too
-common to be worth ranking its matches.
+common to be worth ranking its matches. A row that does not read back (its
+features or its body) never stops a recall.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from recall_operator.domain.models import EpisodicMemory
-from recall_operator.domain.similarity import memory_features
-from recall_operator.memory.base import RecallQuery, recall_query
+from recall_operator.domain.similarity import FEATURES_VERSION, memory_features
+from recall_operator.memory.base import MemoryUnavailable, RecallQuery, recall_query
 from recall_operator.memory.embedded import EmbeddedMemory
 
 STORED = 30
@@ -153,3 +157,63 @@ async def test_a_query_keeps_its_rarest_words_while_their_matches_fit_the_budget
         assert memory._telling_terms(list(reversed(words))) == words
     finally:
         await memory.close()
+
+
+@pytest.mark.parametrize(
+    "features",
+    [
+        "{cut short",  # not JSON
+        "[1, 2]",  # JSON of another shape
+        # The right length, the wrong kinds: words counted as text, and four DNA values.
+        '[{"redis": "many"}, {}, [], [], [], [], null, [0.1, 0.2, 0.3, 0.4]]',
+    ],
+)
+async def test_kept_features_that_do_not_read_back_are_derived_from_the_body(
+    tmp_path: Path, history: Any, features: str
+) -> None:
+    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+    try:
+        await memory.remember_many(history.memories[:STORED])
+        name = next(iter(await _by_name(memory, _query(history))))
+        memory._query("UPDATE memories SET features = ? WHERE incident = ?", [features, name])
+        got = await memory.recall(_query(history))
+        kept = dict(zip([m.incident for m in got], got.features))  # type: ignore[attr-defined]
+        # The memory is still recalled, whole; scoring derives its features (None: "derive them").
+        assert kept[name] is None and {m.incident: m for m in got}[name] == history.memory(name)
+        assert all(f == memory_features(m) for m, f in zip(got, got.features) if m.incident != name)  # type: ignore[attr-defined]
+    finally:
+        await memory.close()
+
+
+async def test_a_body_that_does_not_read_back_is_left_out_of_recall_and_named_once(
+    tmp_path: Path, history: Any, caplog: Any
+) -> None:
+    path = tmp_path / "memory.sqlite3"
+    memory = EmbeddedMemory(path)
+    try:
+        await memory.remember_many(history.memories[:STORED])
+        before = await _by_name(memory, _query(history))
+        name = next(iter(before))
+        # As a rolled-back operator might leave it: a body of another shape.
+        memory._query("UPDATE memories SET body = ? WHERE incident = ?", ['{"incident": 42}', name])
+        with caplog.at_level(logging.WARNING, logger="recall_operator.memory.embedded"):
+            first = await _by_name(memory, _query(history))
+            again = await _by_name(memory, _query(history))
+        assert set(first) == set(again) == set(before) - {name}
+        named = [r.getMessage() for r in caplog.records if name in r.getMessage()]
+        assert len(named) == 1 and "left out of recall" in named[0] and "incident: Input should be a valid string (and 3 more)" in named[0]
+        with pytest.raises(MemoryUnavailable, match=f"the stored memory of {name} cannot be read"):
+            await memory.get(name)
+    finally:
+        await memory.close()
+    # The trigger dropped its features: the next opening derives them again for every
+    # row, cannot for this one, says so, and opens all the same.
+    caplog.clear()
+    reopened = EmbeddedMemory(path)
+    try:
+        with caplog.at_level(logging.WARNING, logger="recall_operator.memory.embedded"):
+            assert set(await _by_name(reopened, _query(history))) == set(before) - {name}
+        assert any("1 of the stored memories cannot be read" in r.getMessage() for r in caplog.records)
+        assert reopened._query("SELECT count(*) FROM memories WHERE features_version != ?", [FEATURES_VERSION]) == [(0,)]
+    finally:
+        await reopened.close()

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-import pydantic_core
+from pydantic import TypeAdapter
 
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import own_values, placement_values, values_similarity
@@ -358,6 +358,16 @@ NO_RECORD = RunbookRecord()
 FEATURES_VERSION = 4
 
 
+# What `MemoryFeatures.to_json` writes, as pydantic reads and checks it: a stored
+# row that does not hold this shape (edited by hand, cut short) is refused with a
+# ValueError here instead of failing in the middle of scoring.
+_FeaturesJson = tuple[
+    dict[str, int], dict[str, int], list[tuple[str, str]], list[str], list[str], list[str], bool | None,
+    tuple[float, float, float, float, float],
+]
+_FEATURES_JSON = TypeAdapter(_FeaturesJson)
+
+
 @dataclass(frozen=True)
 class MemoryFeatures:
     """What scoring needs from one memory, derived from the memory alone.
@@ -385,15 +395,16 @@ class MemoryFeatures:
 
     @classmethod
     def from_json(cls, text: str) -> MemoryFeatures:
-        # pydantic's JSON reader, not the standard library's: the same values in
-        # half the time (recall reads a dozen of these per query at 10k memories),
-        # and one string for a word many memories repeat, so the parsed-memory
-        # cache's 4,096 features take 26 MB instead of 60.
-        words, known, denied, facts, symptoms, signatures, recent, dna = pydantic_core.from_json(text)
-        return cls(
-            words, known, tuple((s, w) for s, w in denied), frozenset(facts), frozenset(symptoms),
-            frozenset(signatures), recent, tuple(dna),
-        )
+        """What `to_json` wrote (ValueError: the text is not that).
+
+        Read by pydantic, not the standard library's reader: the same values
+        in less time (recall reads a dozen of these per query at 10k
+        memories), and one string for a word many memories repeat, so the
+        parsed-memory cache's 4,096 features take 26 MB instead of 60.
+        """
+        words, known, denied, facts, symptoms, signatures, recent, dna = _FEATURES_JSON.validate_json(text)
+        return cls(words, known, tuple(denied), frozenset(facts), frozenset(symptoms), frozenset(signatures), recent,
+                   dna)
 
 
 def memory_features(memory: EpisodicMemory) -> MemoryFeatures:

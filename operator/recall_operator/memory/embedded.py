@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import logging
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -29,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from recall_operator.domain.consolidation import final_outcome
 from recall_operator.domain.models import EpisodicMemory
@@ -42,6 +45,8 @@ from recall_operator.memory.base import (
 )
 
 SCHEMA_VERSION = 1
+
+log = logging.getLogger(__name__)
 
 # The FTS tokenizer keeps the characters that `tokens` keeps inside a word, so
 # that `max.poll.interval.ms` or `hikaripool-1` stays one term in the index, as
@@ -207,8 +212,18 @@ def _write(conn: sqlite3.Connection, memory: EpisodicMemory) -> int | None:
 
 
 def _parsed(body: str, features: str | None, version: int) -> tuple[EpisodicMemory, MemoryFeatures | None]:
-    """A memory from its stored body, with its kept features."""
+    """A memory from its stored body, with its kept features (ValueError: the body cannot be read)."""
     return EpisodicMemory.model_validate_json(body), _features(features, version)
+
+
+def _why_unreadable(exc: ValueError) -> str:
+    """Why a stored text did not read back, in one line: pydantic's own message runs to several per field."""
+    if isinstance(exc, ValidationError):
+        errors = exc.errors(include_url=False)
+        where = ".".join(str(part) for part in errors[0]["loc"]) or "the text"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return f"{where}: {errors[0]['msg']}{more}"
+    return str(exc)
 
 
 def _forget(conn: sqlite3.Connection, namespace: str, incident: str) -> int | None:
@@ -234,15 +249,19 @@ def _rebuild_features(conn: sqlite3.Connection) -> int:
         ).fetchall()
         if not rows:
             return done
+        updates: list[tuple[str | None, int, int]] = []
+        for i, body in rows:
+            try:
+                updates.append((memory_features(EpisodicMemory.model_validate_json(body)).to_json(), FEATURES_VERSION, i))
+            except ValueError:
+                # Marked as done without features, so the next batch moves on;
+                # recall leaves the memory out and names it (`_load`).
+                updates.append((None, FEATURES_VERSION, i))
+        if unreadable := sum(1 for f, _, _ in updates if f is None):
+            log.warning(f"{unreadable} of the stored memories cannot be read; recall leaves each out and names it")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany(
-                "UPDATE memories SET features = ?, features_version = ? WHERE id = ?",
-                [
-                    (memory_features(EpisodicMemory.model_validate_json(body)).to_json(), FEATURES_VERSION, i)
-                    for i, body in rows
-                ],
-            )
+            conn.executemany("UPDATE memories SET features = ?, features_version = ? WHERE id = ?", updates)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -252,8 +271,15 @@ def _rebuild_features(conn: sqlite3.Connection) -> int:
 
 
 def _features(text: str | None, version: int) -> MemoryFeatures | None:
-    """Kept features, when the current version derived them (else scoring derives them)."""
-    return MemoryFeatures.from_json(text) if text is not None and version == FEATURES_VERSION else None
+    """Kept features, when the current version derived them and they read back (else scoring derives them)."""
+    if text is None or version != FEATURES_VERSION:
+        return None
+    try:
+        return MemoryFeatures.from_json(text)
+    except ValueError:
+        # Edited by hand or cut short: the body still holds the memory, and
+        # features derived from it are the same floats.
+        return None
 
 
 class EmbeddedMemory:
@@ -279,6 +305,8 @@ class EmbeddedMemory:
         # `_writes` counts the writes this object made, so a recall that read
         # rows before one of them keeps what it parsed out of the cache.
         self._parsed: OrderedDict[int, tuple[EpisodicMemory, MemoryFeatures | None]] = OrderedDict()
+        # Rows whose body did not read back, each named in the log once.
+        self._unreadable: set[int] = set()
         self._seen: tuple[int, int] | None = None
         self._writes = 0
         # The connection `revision` reads on, its own lock, and how often it was opened.
@@ -311,7 +339,14 @@ class EmbeddedMemory:
             sql += " AND namespace = ?"
             params.append(namespace)
         rows = self._query(sql + " ORDER BY resolved_at DESC, namespace ASC LIMIT 1", params)
-        return EpisodicMemory.model_validate_json(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        try:
+            return EpisodicMemory.model_validate_json(rows[0][0])
+        except ValueError as exc:
+            raise MemoryUnavailable(
+                f"memory file {self.path}: the stored memory of {incident} cannot be read: {_why_unreadable(exc)}"
+            ) from exc
 
     async def count(self) -> int:
         return int(self._query("SELECT count(*) FROM memories", [])[0][0])
@@ -460,10 +495,22 @@ class EmbeddedMemory:
         missing = [i for i in ids if i not in found]
         if missing:
             rows = self._query(
-                f"SELECT id, body, features, features_version FROM memories WHERE id IN ({','.join('?' * len(missing))})",
+                "SELECT id, namespace, incident, body, features, features_version FROM memories"
+                f" WHERE id IN ({','.join('?' * len(missing))})",
                 list(missing),
             )
-            read = {row[0]: _parsed(*row[1:]) for row in rows}
+            read = {}
+            for i, namespace, incident, *stored in rows:
+                try:
+                    read[i] = _parsed(*stored)
+                except ValueError as exc:
+                    # One row that does not read back (edited by hand, written by a
+                    # version that stored another shape) must not stop every recall
+                    # that reaches it: it is left out, and named once.
+                    if i not in self._unreadable:
+                        self._unreadable.add(i)
+                        log.warning(f"memory {namespace}/{incident} in {self.path} cannot be read and is left out of"
+                                    f" recall: {_why_unreadable(exc)}")
             found.update(read)
             with self._lock:
                 if writes == self._writes:  # else a write came in since the rows were read
