@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,17 @@ def _retitled(memory: EpisodicMemory, title: str) -> EpisodicMemory:
     return memory.model_copy(update={"spec": memory.spec.model_copy(update={"title": title})})
 
 
+@asynccontextmanager
+async def _store(path: Path, history: Any) -> AsyncIterator[EmbeddedMemory]:
+    """An embedded store at `path` holding the history's first STORED memories, closed afterwards."""
+    memory = EmbeddedMemory(path)
+    try:
+        await memory.remember_many(history.memories[:STORED])
+        yield memory
+    finally:
+        await memory.close()
+
+
 async def _by_name(memory: EmbeddedMemory, query: RecallQuery) -> dict[str, EpisodicMemory]:
     got = await memory.recall(query)
     assert got.features == [memory_features(m) for m in got]  # type: ignore[attr-defined]
@@ -41,20 +54,14 @@ async def _by_name(memory: EmbeddedMemory, query: RecallQuery) -> dict[str, Epis
 
 
 async def test_a_memory_recalled_again_is_the_one_parsed_before(tmp_path: Path, history: Any) -> None:
-    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(tmp_path / "memory.sqlite3", history) as memory:
         first = await _by_name(memory, _query(history))
         again = await _by_name(memory, _query(history))
         assert first == again and all(first[k] is again[k] for k in first)
-    finally:
-        await memory.close()
 
 
 async def test_a_memory_rewritten_by_this_store_is_parsed_again(tmp_path: Path, history: Any) -> None:
-    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(tmp_path / "memory.sqlite3", history) as memory:
         before = await _by_name(memory, _query(history))
         name = next(iter(before))
         changed = _retitled(before[name], "a title written later")
@@ -63,14 +70,10 @@ async def test_a_memory_rewritten_by_this_store_is_parsed_again(tmp_path: Path, 
         assert after[name] == changed
         # What did not change is still the object parsed before.
         assert all(after[k] is before[k] for k in after if k != name and k in before)
-    finally:
-        await memory.close()
 
 
 async def test_a_forgotten_memory_and_its_reused_row_id_are_not_served_stale(tmp_path: Path, history: Any) -> None:
-    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(tmp_path / "memory.sqlite3", history) as memory:
         last = history.memories[STORED - 1]
         assert last.incident in await _by_name(memory, _query(history))
         memory.forget_many([(last.namespace, last.incident)])
@@ -80,8 +83,6 @@ async def test_a_forgotten_memory_and_its_reused_row_id_are_not_served_stale(tmp
         await memory.remember(newcomer)
         after = await _by_name(memory, _query(history))
         assert after["inc-9999"] == newcomer and last.incident not in after
-    finally:
-        await memory.close()
 
 
 async def test_a_write_through_another_connection_is_seen(tmp_path: Path, history: Any) -> None:
@@ -101,9 +102,7 @@ async def test_a_write_through_another_connection_is_seen(tmp_path: Path, histor
 
 async def test_a_statement_that_bypassed_remember_is_seen(tmp_path: Path, history: Any) -> None:
     path = tmp_path / "memory.sqlite3"
-    memory = EmbeddedMemory(path)
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(path, history) as memory:
         before = await _by_name(memory, _query(history))
         name = next(iter(before))
         changed = _retitled(before[name], "rewritten in place")
@@ -112,8 +111,6 @@ async def test_a_statement_that_bypassed_remember_is_seen(tmp_path: Path, histor
                       [changed.model_dump_json(by_alias=True), name])
         got = await memory.recall(_query(history))
         assert {m.incident: m for m in got}[name] == changed
-    finally:
-        await memory.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT features FROM memories WHERE incident = ?", (name,)).fetchone() == (None,)
     conn.close()
@@ -122,9 +119,7 @@ async def test_a_statement_that_bypassed_remember_is_seen(tmp_path: Path, histor
 async def test_a_word_on_more_memories_than_the_cap_is_left_out_of_the_query(
     tmp_path: Path, history: Any, monkeypatch: Any
 ) -> None:
-    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(tmp_path / "memory.sqlite3", history) as memory:
         docs = dict(memory._query("SELECT term, docs FROM term_docs WHERE docs > 0", []))
         common = max(docs, key=docs.__getitem__)
         rare = min(docs, key=docs.__getitem__)
@@ -132,16 +127,12 @@ async def test_a_word_on_more_memories_than_the_cap_is_left_out_of_the_query(
         assert set(memory._telling_terms([common, rare])) == {common, rare}
         monkeypatch.setattr("recall_operator.memory.embedded.MAX_TERM_MATCHES", docs[common] - 1)
         assert memory._telling_terms([common, rare]) == [rare]
-    finally:
-        await memory.close()
 
 
 async def test_a_query_keeps_its_rarest_words_while_their_matches_fit_the_budget(
     tmp_path: Path, history: Any, monkeypatch: Any
 ) -> None:
-    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(tmp_path / "memory.sqlite3", history) as memory:
         docs = dict(memory._query("SELECT term, docs FROM term_docs WHERE docs > 1", []))
         # One word per count, so that "rarest first" has a single answer.
         one_each = sorted({n: term for term, n in docs.items()}.items())
@@ -155,8 +146,6 @@ async def test_a_query_keeps_its_rarest_words_while_their_matches_fit_the_budget
         assert memory._telling_terms(list(reversed(words))) == words[:2]
         monkeypatch.setattr("recall_operator.memory.embedded.MATCH_BUDGET", three)
         assert memory._telling_terms(list(reversed(words))) == words
-    finally:
-        await memory.close()
 
 
 @pytest.mark.parametrize(
@@ -171,9 +160,7 @@ async def test_a_query_keeps_its_rarest_words_while_their_matches_fit_the_budget
 async def test_kept_features_that_do_not_read_back_are_derived_from_the_body(
     tmp_path: Path, history: Any, features: str
 ) -> None:
-    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(tmp_path / "memory.sqlite3", history) as memory:
         name = next(iter(await _by_name(memory, _query(history))))
         memory._query("UPDATE memories SET features = ? WHERE incident = ?", [features, name])
         got = await memory.recall(_query(history))
@@ -181,17 +168,13 @@ async def test_kept_features_that_do_not_read_back_are_derived_from_the_body(
         # The memory is still recalled, whole; scoring derives its features (None: "derive them").
         assert kept[name] is None and {m.incident: m for m in got}[name] == history.memory(name)
         assert all(f == memory_features(m) for m, f in zip(got, got.features) if m.incident != name)  # type: ignore[attr-defined]
-    finally:
-        await memory.close()
 
 
 async def test_a_body_that_does_not_read_back_is_left_out_of_recall_and_named_once(
     tmp_path: Path, history: Any, caplog: Any
 ) -> None:
     path = tmp_path / "memory.sqlite3"
-    memory = EmbeddedMemory(path)
-    try:
-        await memory.remember_many(history.memories[:STORED])
+    async with _store(path, history) as memory:
         before = await _by_name(memory, _query(history))
         name = next(iter(before))
         # As a rolled-back operator might leave it: a body of another shape.
@@ -201,11 +184,10 @@ async def test_a_body_that_does_not_read_back_is_left_out_of_recall_and_named_on
             again = await _by_name(memory, _query(history))
         assert set(first) == set(again) == set(before) - {name}
         named = [r.getMessage() for r in caplog.records if name in r.getMessage()]
-        assert len(named) == 1 and "left out of recall" in named[0] and "incident: Input should be a valid string (and 3 more)" in named[0]
+        assert len(named) == 1 and "left out of recall" in named[0]
+        assert "incident: Input should be a valid string (and 3 more)" in named[0]
         with pytest.raises(MemoryUnavailable, match=f"the stored memory of {name} cannot be read"):
             await memory.get(name)
-    finally:
-        await memory.close()
     # The trigger dropped its features: the next opening derives them again for every
     # row, cannot for this one, says so, and opens all the same.
     caplog.clear()
