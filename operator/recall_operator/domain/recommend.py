@@ -560,13 +560,16 @@ def actionability(
     if rb is not None:
         risk = riskiest(s.risk for s in rb.spec.steps)
         score -= RISK_DEDUCTION[risk] if risk is not None else 0
-    stale = [st for s in supporting if (st := memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now))]
-    if stale:
+    # The first stale backer speaks for them all; the rest are not looked at.
+    stale = next(
+        (st for s in supporting if (st := memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now))), None
+    )
+    if stale is not None:
         before = round(score)
         # The floor keeps a stale memory's word worth something; it never lifts one that was lower.
-        score = max(min(STALE_FLOOR, score), score - stale[0].deduction)
+        score = max(min(STALE_FLOOR, score), score - stale.deduction)
         warnings.append(
-            f"actionability adjusted from {before} to {round(score)} because {stale[0].why} "
-            f"({stale[0].old_arch} -> {stale[0].new_arch})"
+            f"actionability adjusted from {before} to {round(score)} because {stale.why} "
+            f"({stale.old_arch} -> {stale.new_arch})"
         )
     return max(0, min(100, round(score))), warnings, [f"win rate of {runbook} is {rate:.2f} (smoothed)"]
