@@ -43,8 +43,8 @@ unit: $(STAMP)
 # control-plane build and run in tests/integration/test_helm.py and
 # test_chart_validators.py; the alert rules need only promtool. ruff looks for
 # bugs (not style) over the whole tree; mypy checks domain/ and memory/ strictly,
-# the rest of the operator, Kopf handlers included, at its defaults (both
-# configured in pyproject.toml).
+# the rest of the operator, Kopf handlers included, and the dev tooling at its
+# defaults (both configured in pyproject.toml).
 lint: $(STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/mypy

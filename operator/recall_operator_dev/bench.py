@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
@@ -187,7 +188,8 @@ class StackSampler:
             for ident, frame in sys._current_frames().items():
                 if ident == me:
                     continue
-                leaf, f = frame, frame
+                leaf = frame
+                f: FrameType | None = frame
                 while f is not None and f.f_code.co_name not in _PROFILED:
                     f = f.f_back
                 if f is None:
@@ -240,13 +242,13 @@ async def measure_scale(
         for count in counts:
             filling += await fill(memory, base, rng, start, filled, count)
             filled = count
-            latencies = []
+            latencies: list[float] = []
             # The scoring's own share of each timed query (`assess` alone): what
             # is left of recall + scoring when the store answers at once.
-            scoring = []
+            scoring: list[float] = []
             # The first queries after a store grows read its index from disk; the
             # operator is long-running, so those are reported apart from the steady state.
-            cold = []
+            cold: list[float] = []
             for q in range(queries + WARM_UP):
                 probe = synthetic_memory(base, 10_000_000 + q, rng, start)
                 incident = Incident(name=f"probe-{q}", spec=probe.spec)

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 
@@ -105,6 +105,14 @@ async def _floor(api: Any, count: int, prefix: str = "floor", answer: dict[str, 
     return out
 
 
+async def _list_incidents(custom: Any, **params: Any) -> dict[str, Any]:
+    """The bench namespace's Incidents, as the API server lists them (on a thread: the client blocks)."""
+    listed: dict[str, Any] = await asyncio.to_thread(
+        custom.list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents", **params
+    )
+    return listed
+
+
 async def _until_triaged(api: Any, names: set[str], deadline: float) -> dict[str, float]:
     """When each named incident first showed a recommendation, by polling the list (one request a round)."""
     from kubernetes import client
@@ -112,7 +120,7 @@ async def _until_triaged(api: Any, names: set[str], deadline: float) -> dict[str
     custom = client.CustomObjectsApi(api)
     seen: dict[str, float] = {}
     while len(seen) < len(names) and time.monotonic() < deadline:
-        items = (await asyncio.to_thread(custom.list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents"))["items"]
+        items = (await _list_incidents(custom))["items"]
         now = time.perf_counter()
         for item in items:
             name = item["metadata"]["name"]
@@ -137,7 +145,7 @@ async def _e2e(api: Any, count: int, prefix: str = "e2e") -> list[float]:
     changed = threading.Condition()
     stop = threading.Event()
     failed: list[BaseException] = []
-    listed = await asyncio.to_thread(custom.list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents", limit=1)
+    listed = await _list_incidents(custom, limit=1)
     version = listed["metadata"]["resourceVersion"]
 
     def follow() -> None:
@@ -198,7 +206,7 @@ async def _storm(api: Any, port: int, alerts: int, distinct: int) -> tuple[float
 
         await asyncio.gather(*(send(p) for p in payloads))
     sent = time.perf_counter() - t0
-    items = (await asyncio.to_thread(client.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents"))["items"]
+    items = (await _list_incidents(client.CustomObjectsApi(api)))["items"]
     names = {i["metadata"]["name"] for i in items if i["metadata"]["name"].startswith("alert-")}
     seen = await _until_triaged(api, names, time.monotonic() + 300)
     elapsed = (max(seen.values()) if seen else time.perf_counter()) - t0
@@ -263,8 +271,9 @@ async def measure(quick: bool) -> dict[str, Any]:
             await _floor(api, 3, "warm")
             await _e2e(api, 3, "warm")
             # The operator's own answer to a bench incident, for the floor that writes the same.
-            answer = (await asyncio.to_thread(client.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION,
-                                              BENCH_NAMESPACE, "incidents", "warm-0"))["status"]
+            warm = await asyncio.to_thread(client.CustomObjectsApi(api).get_namespaced_custom_object,
+                                           GROUP, VERSION, BENCH_NAMESPACE, "incidents", "warm-0")
+            answer = cast(dict[str, Any], warm)["status"]
             await _floor(api, 3, "warm-answer", answer)
             print(f"  reconcile latency: {e2e_count} incidents, one after another", file=sys.stderr)
             floor: list[float] = []

@@ -21,6 +21,7 @@ can be given instead.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shlex
@@ -104,6 +105,11 @@ def incident_status(kubectl: Kubectl, namespace: str, name: str) -> dict[str, An
     return json.loads(proc.stdout).get("status") or {}
 
 
+def consolidated(kubectl: Kubectl, namespace: str, name: str) -> Any:
+    """When the incident's outcome went into memory (falsy until then)."""
+    return (incident_status(kubectl, namespace, name).get("memory") or {}).get("consolidated")
+
+
 def wait_for(what: str, check: Callable[[], Any], timeout: float = 120.0, interval: float = 0.2) -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -133,11 +139,8 @@ def load_history(kubectl: Kubectl, namespace: str, steps: Iterable[Step], timeou
             import_outcome(kubectl, namespace, step.manifest, outcome)
         if step.kind == "incident":
             try:
-                wait_for(
-                    f"incident {name} to be consolidated into memory",
-                    lambda n=name: (incident_status(kubectl, namespace, n).get("memory") or {}).get("consolidated"),
-                    timeout,
-                )
+                wait_for(f"incident {name} to be consolidated into memory",
+                         functools.partial(consolidated, kubectl, namespace, name), timeout)
             except TimeoutError as exc:
                 raise TimeoutError(f"{exc}\n{incident_reason(kubectl, namespace, name)}") from None
         if progress:

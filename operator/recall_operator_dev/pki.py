@@ -113,7 +113,7 @@ class Pki:
                 )
             )
             if server:
-                service_ip = next(ipaddress.ip_network(self.service_ip_range).hosts())
+                service_ip = ipaddress.ip_address(str(next(ipaddress.ip_network(self.service_ip_range).hosts())))
                 builder = builder.add_extension(
                     x509.SubjectAlternativeName(
                         [
