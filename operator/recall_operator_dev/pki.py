@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -23,6 +24,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 __all__ = ["Pki", "kubeconfig"]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -113,7 +116,9 @@ class Pki:
                 )
             )
             if server:
-                service_ip = ipaddress.ip_address(str(next(ipaddress.ip_network(self.service_ip_range).hosts())))
+                # The first host of the range: the API server's own Service address (typeshed calls
+                # it a bare address base class; it is an IPv4Address or IPv6Address).
+                service_ip = cast(IPAddress, next(ipaddress.ip_network(self.service_ip_range).hosts()))
                 builder = builder.add_extension(
                     x509.SubjectAlternativeName(
                         [
