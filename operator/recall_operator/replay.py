@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
 import json
 import os
 import sys
@@ -59,7 +60,9 @@ class DatasetError(ValueError):
 
 
 class _Truth(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # A key the format does not define is read past (`_read_truth`): a history
+    # that carries more about each incident than replay scores is still scored.
+    model_config = ConfigDict(extra="allow")
     precedents: list[str] = Field(default_factory=list)
     runbook: str | None = None
     novel: bool = False
@@ -116,6 +119,27 @@ def _name(path: Path, event: Event, obj: dict[str, Any]) -> str:
     if not isinstance(name, str) or not name:
         raise DatasetError(f"{path}:{event.line}: field 'object.metadata.name' is missing")
     return name
+
+
+TRUTH_KEYS = ("precedents", "runbook", "novel", "unsafeRunbooks")
+
+
+def _read_truth(path: Path, event: Event, notices: dict[str, str]) -> _Truth:
+    """An incident's answer key. A misspelt key is refused, naming the one it
+    resembles: read past, it would score the incident on an empty key. Any
+    other key is noted once a history (`notices`, by key) and not read."""
+    try:
+        truth = _Truth.model_validate(event.raw.get("truth") or {})
+    except ValidationError as exc:
+        raise _field_error(path, event, "truth", exc) from None
+    for key in truth.model_extra or {}:
+        near = difflib.get_close_matches(key, TRUTH_KEYS, n=1, cutoff=0.8)
+        if near:
+            raise DatasetError(f"{path}:{event.line}: field 'truth.{key}': not a field of the answer key; "
+                               f"did you mean '{near[0]}'?")
+        notices.setdefault(key, f"{path}:{event.line}: field 'truth.{key}' is not part of the answer key; "
+                                "ignored here and on every later line")
+    return truth
 
 
 @dataclass
@@ -197,9 +221,13 @@ def apply_object(world: World, path: Path, event: Event) -> None:
 
 
 async def replay_side(
-    path: Path, memory: MemoryBackend | None, settings: Settings = Settings()
+    path: Path, memory: MemoryBackend | None, settings: Settings = Settings(),
+    notices: dict[str, str] | None = None,
 ) -> list[Row]:
-    """One pass over the history. `memory=None` is the baseline: no episodic memory, no track records."""
+    """One pass over the history. `memory=None` is the baseline: no episodic memory, no track records.
+
+    `notices` collects what was read past (by key), for the command to say.
+    """
     world = World()
     rows: list[Row] = []
     label = "on" if memory is not None else "off"
@@ -223,10 +251,7 @@ async def replay_side(
                               migrations=ctx.migrations, contradictions=ctx.contradictions)
             assessment = assess(incident, candidates, ctx, settings)
             # Only now, with the recommendation final, is the answer key read.
-            try:
-                truth = _Truth.model_validate(event.raw.get("truth") or {})
-            except ValidationError as exc:
-                raise _field_error(path, event, "truth", exc) from None
+            truth = _read_truth(path, event, notices if notices is not None else {})
             rows.append(Row(name, label, assessment, truth))
         else:
             closed = event.raw.get("incident")
@@ -299,6 +324,7 @@ async def run_replay(
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"dataset": path.name}
     rows: list[Row] = []
+    notices: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="recall-replay-") as tmp:
         for side in sides:
             memory = None
@@ -310,7 +336,7 @@ async def run_replay(
                 ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
                 memory = _open_memory(ms, queued=hindsight_writes == "queued")
             try:
-                side_rows = await replay_side(path, memory, settings)
+                side_rows = await replay_side(path, memory, settings, notices)
             finally:
                 if memory is not None:
                     await memory.close()
@@ -320,6 +346,7 @@ async def run_replay(
     if "on" in result and "off" in result:
         result["lift"] = {k: round(result["on"][k] - result["off"][k], 4) for k in METRICS}
     result["_rows"] = rows
+    result["_notices"] = list(notices.values())
     return result
 
 
@@ -369,6 +396,8 @@ def main(args: argparse.Namespace) -> int:
             print(f"recall replay: {exc}", file=sys.stderr)
             return 2
         result["_elapsed"] = time.perf_counter() - started
+        for notice in result.pop("_notices"):
+            print(f"recall replay: {notice}", file=sys.stderr)
         results.append(result)
     for result in results:
         rows: list[Row] = result.pop("_rows")

@@ -177,6 +177,36 @@ def test_a_malformed_line_exits_2_naming_the_line_and_field(tmp_path: Path, caps
     assert field in err
 
 
+@pytest.mark.parametrize("typo", ["precedent", "unsafe_runbooks", "Novel", "runbooks"])
+def test_a_misspelt_answer_key_is_refused_naming_the_field_it_resembles(tmp_path: Path, capsys, typo: str) -> None:
+    path = tmp_path / "typo.jsonl"
+    path.write_text(_line(truth={typo: []}) + "\n", encoding="utf-8")
+    assert main(["replay", str(path), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert f"'truth.{typo}'" in err and "did you mean" in err, err
+
+
+def test_an_answer_key_the_format_does_not_define_is_ignored_and_said_once(
+    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]]
+) -> None:
+    # A history may carry more about each incident than replay scores (a family,
+    # a note): it is still scored, the same, and the command says what it ignored.
+    lines = DEV.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() and not line.startswith("#") and json.loads(line)["type"] == "incident":
+            event = json.loads(line)
+            event["truth"] = {**event["truth"], "family": "f", "notes": "seen at 3 a.m."}
+            lines[i] = json.dumps(event)
+    copy = tmp_path / "history.jsonl"
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["replay", str(copy), "--json", "--per-incident"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["rows"] == rows_of[DEV]
+    notices = err.strip().splitlines()
+    assert len(notices) == 2, err  # one a key, not one a line or a side
+    assert any("'truth.family'" in n for n in notices) and any("'truth.notes'" in n for n in notices), err
+
+
 def test_a_missing_file_exits_2(tmp_path: Path, capsys) -> None:
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "no such dataset" in capsys.readouterr().err
