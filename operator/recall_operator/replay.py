@@ -152,6 +152,7 @@ class World:
     contradictions: dict[str, Contradiction] = field(default_factory=dict)
     resolutions: list[Resolution] = field(default_factory=list)
     open_incidents: dict[str, Incident] = field(default_factory=dict)
+    resolved: dict[str, Incident] = field(default_factory=dict)  # closed by an outcome; a later one corrects it
 
     def records(self) -> dict[str, RunbookRecord]:
         return {name: count_runbook_outcomes(self.resolutions, name) for name in self.catalog}
@@ -256,14 +257,23 @@ async def replay_side(
         else:
             closed = event.raw.get("incident")
             found = world.open_incidents.pop(closed, None) if isinstance(closed, str) else None
+            # A second outcome of an incident corrects the first, as a correction
+            # does on the cluster: memory holds the newest, and the runbook it
+            # names is not counted again (a correction moves no win rate).
+            corrects = found is None and isinstance(closed, str) and closed in world.resolved
+            if corrects:
+                found = world.resolved[closed]
             if found is None:
-                raise DatasetError(f"{path}:{event.line}: field 'incident': {closed!r} is not an open incident of this dataset")
+                raise DatasetError(f"{path}:{event.line}: field 'incident': {closed!r} is not an incident of this "
+                                   "dataset opened before this line")
             try:
                 resolution = Resolution.model_validate(event.raw.get("resolution") or {})
             except ValidationError as exc:
                 raise _field_error(path, event, "resolution", exc) from None
+            world.resolved[found.name] = found
             if memory is not None:
-                world.resolutions.append(resolution)
+                if not corrects:
+                    world.resolutions.append(resolution)
                 await memory.remember(
                     EpisodicMemory(incident=found.name, spec=found.spec, resolution=resolution, resolved_at=event.at)
                 )

@@ -299,3 +299,52 @@ def test_a_store_shared_with_other_platforms_never_recommends_their_runbooks(
     assert scores["unsafe_actionable_rate"] == 0.0
     # Other platforms' memories may cost some of memory's lift, never all of it.
     assert scores["runbook_at_1"] >= all_three[index]["off"]["runbook_at_1"], scores
+
+
+def test_a_second_outcome_corrects_the_first_as_on_the_cluster(tmp_path: Path) -> None:
+    """Memory holds the newest outcome; the runbook the first one counted is not counted again."""
+    runbook = {"at": "2025-01-01T00:00:00Z", "type": "apply", "object": {
+        "apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "cart-flush-cache"},
+        "spec": {"title": "Flush the cart cache", "services": ["cart"], "symptoms": ["latency-spike"],
+                 "steps": [{"name": "flush", "image": "redis:7.2", "command": ["redis-cli", "flushall"],
+                            "risk": "low"}]}}}
+    spec = {"service": "cart", "severity": "high", "title": "cart checkout latency at 4 s after the cache filled",
+            "description": "cart p99 latency 4 s, cache memory full, evictions at zero", "symptoms": ["latency-spike"]}
+
+    def incident(name: str, at: str) -> dict:
+        return {"at": at, "type": "incident", "truth": {"precedents": [], "novel": True},
+                "object": {"kind": "Incident", "metadata": {"name": name}, "spec": spec}}
+
+    def outcome(at: str, result: str, cause: str) -> dict:
+        return {"at": at, "type": "outcome", "incident": "inc-1", "resolution": {
+            "rootCause": cause, "summary": f"flushed the cart cache: {result}", "runbook": "cart-flush-cache",
+            "actions": [{"action": "run runbook cart-flush-cache", "result": result}], "confirmedBy": "oncall"}}
+
+    first = [runbook, incident("inc-1", "2025-01-02T00:00:00Z"),
+             outcome("2025-01-02T01:00:00Z", "succeeded", "the cache filled with stale carts")]
+    later = [incident("inc-2", "2025-01-05T00:00:00Z")]
+    correction = outcome("2025-01-03T00:00:00Z", "failed", "the latency came back within the hour: not the cache")
+
+    async def rows_of(events: list[dict]) -> list[replay_module.Row]:
+        run = tmp_path / f"run-{len(list(tmp_path.iterdir()))}"  # a store and a file of its own each
+        run.mkdir()
+        path = run / "history.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        store = EmbeddedMemory(run / "memory.sqlite3")
+        try:
+            return await replay_module.replay_side(path, store)
+        finally:
+            await store.close()
+
+    plain = asyncio.run(rows_of([*first, *later]))[-1].assessment
+    corrected = asyncio.run(rows_of([*first, correction, *later]))[-1].assessment
+    assert plain.matches[0].incident == corrected.matches[0].incident == "inc-1"
+    assert (plain.matches[0].outcome, corrected.matches[0].outcome) == ("succeeded", "failed")
+    assert plain.recommendation.runbook == "cart-flush-cache"
+    assert any("failed" in w and "inc-1" in w for w in corrected.recommendation.warnings), corrected.recommendation
+    assert corrected.recommendation.mode != "actionable"
+    # A correction that restates a success is counted once, from the first outcome: one run,
+    # one success is 0.67 with the Beta prior of 1 of 2 (twice would be 0.75).
+    restated = outcome("2025-01-03T00:00:00Z", "succeeded", "stale carts filled the cache after the TTL change")
+    again = asyncio.run(rows_of([*first, restated, *later]))[-1].assessment
+    assert "win rate of cart-flush-cache is 0.67 (smoothed)" in again.recommendation.reasons, again.recommendation
