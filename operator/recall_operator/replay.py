@@ -256,13 +256,14 @@ async def replay_side(
             rows.append(Row(name, label, assessment, truth))
         else:
             closed = event.raw.get("incident")
-            found = world.open_incidents.pop(closed, None) if isinstance(closed, str) else None
+            name = closed if isinstance(closed, str) else ""
+            found = world.open_incidents.pop(name, None)
             # A second outcome of an incident corrects the first, as a correction
             # does on the cluster: memory holds the newest, and the runbook it
             # names is not counted again (a correction moves no win rate).
-            corrects = found is None and isinstance(closed, str) and closed in world.resolved
+            corrects = found is None and name in world.resolved
             if corrects:
-                found = world.resolved[closed]
+                found = world.resolved[name]
             if found is None:
                 raise DatasetError(f"{path}:{event.line}: field 'incident': {closed!r} is not an incident of this "
                                    "dataset opened before this line")
