@@ -108,6 +108,18 @@ def read_events(path: Path) -> Iterator[Event]:
             yield Event(number, at, kind, raw)
 
 
+def _stored(value: Any) -> Any:
+    """A manifest's value as the API server stores it: a key whose value is null
+    is dropped (a structural schema prunes a null in a field it does not mark
+    nullable, and then its default applies). No field of a dataset's kinds
+    reads null otherwise than absent, so every null key is dropped here."""
+    if isinstance(value, dict):
+        return {k: _stored(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_stored(v) for v in value]
+    return value
+
+
 def _field_error(path: Path, event: Event, prefix: str, exc: ValidationError) -> DatasetError:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in (prefix, *err["loc"]) if p != "")
@@ -129,7 +141,7 @@ def _read_truth(path: Path, event: Event, notices: dict[str, str]) -> _Truth:
     resembles: read past, it would score the incident on an empty key. Any
     other key is noted once a history (`notices`, by key) and not read."""
     try:
-        truth = _Truth.model_validate(event.raw.get("truth") or {})
+        truth = _Truth.model_validate(_stored(event.raw.get("truth") or {}))
     except ValidationError as exc:
         raise _field_error(path, event, "truth", exc) from None
     for key in truth.model_extra or {}:
@@ -193,7 +205,7 @@ def apply_object(world: World, path: Path, event: Event) -> None:
     if not isinstance(obj, dict):
         raise DatasetError(f"{path}:{event.line}: field 'object' must be a manifest")
     kind, name = obj.get("kind"), _name(path, event, obj)
-    spec = obj.get("spec") or {}
+    spec = _stored(obj.get("spec") or {})
     try:
         if kind == "ConfigMap":
             text = (obj.get("data") or {}).get("topology")
@@ -241,7 +253,7 @@ async def replay_side(
                 raise DatasetError(f"{path}:{event.line}: field 'object' must be an Incident manifest")
             name = _name(path, event, obj)
             try:
-                incident = Incident(name=name, spec=IncidentSpec.model_validate(obj.get("spec") or {}))
+                incident = Incident(name=name, spec=IncidentSpec.model_validate(_stored(obj.get("spec") or {})))
             except ValidationError as exc:
                 raise _field_error(path, event, "object.spec", exc) from None
             world.open_incidents[name] = incident
@@ -268,7 +280,7 @@ async def replay_side(
                 raise DatasetError(f"{path}:{event.line}: field 'incident': {closed!r} is not an incident of this "
                                    "dataset opened before this line")
             try:
-                resolution = Resolution.model_validate(event.raw.get("resolution") or {})
+                resolution = Resolution.model_validate(_stored(event.raw.get("resolution") or {}))
             except ValidationError as exc:
                 raise _field_error(path, event, "resolution", exc) from None
             world.resolved[found.name] = found

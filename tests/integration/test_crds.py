@@ -788,3 +788,13 @@ def test_an_incident_without_a_severity_is_stored_as_medium_as_the_operator_read
     header, row = out.splitlines()[:2]
     start = header.index("SEVERITY")
     assert row[start:].split()[0] == "medium", out
+
+
+def test_a_null_in_an_optional_field_is_stored_as_absent(kubectl: Callable[..., Any], namespace: str) -> None:
+    # A bridge or a script may write null for what it does not know; the API server drops it
+    # (and applies the default), and `recall replay` reads a history's nulls the same way.
+    nulls = ("severity", "description", "symptoms", "errorSignatures", "deployment", "startedAt", "labels")
+    spec = {**good_incident(), **dict.fromkeys(nulls)}
+    create(kubectl, namespace, manifest("Incident", "nulls", spec))
+    stored = get(kubectl, namespace, "incidents", "nulls")["spec"]
+    assert stored == {"service": spec["service"], "title": spec["title"], "severity": "medium"}, stored
