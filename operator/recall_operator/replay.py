@@ -80,7 +80,8 @@ class Event:
 def read_events(path: Path) -> Iterator[Event]:
     """Parse a dataset file; a bad line raises DatasetError naming the line and the field."""
     previous: datetime | None = None
-    with path.open(encoding="utf-8") as f:
+    # utf-8-sig: a file saved by an editor that starts it with a byte-order mark reads the same.
+    with path.open(encoding="utf-8-sig") as f:
         for number, text in enumerate(f, start=1):
             text = text.strip()
             if not text or text.startswith("#"):

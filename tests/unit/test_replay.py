@@ -231,6 +231,14 @@ def test_a_null_reads_as_the_field_left_out_as_the_api_server_stores_it(
     assert replay(capsys, copy, "--per-incident")["rows"] == rows_of[DEV3]
 
 
+def test_a_history_saved_with_a_byte_order_mark_or_crlf_lines_reads_the_same(
+    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]]
+) -> None:
+    copy = tmp_path / "history.jsonl"
+    copy.write_bytes(b"\xef\xbb\xbf" + DEV.read_bytes().replace(b"\n", b"\r\n"))
+    assert replay(capsys, copy, "--per-incident")["rows"] == rows_of[DEV]
+
+
 def test_a_missing_file_exits_2(tmp_path: Path, capsys) -> None:
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "no such dataset" in capsys.readouterr().err
