@@ -166,6 +166,37 @@ def test_service_falls_back_to_job_then_app(labels: dict[str, str], service: str
     assert inc.manifest["spec"]["service"] == service
 
 
+# Labels as kube-prometheus' rules produce them: the series' own labels, scraped
+# from kube-state-metrics or the kubelet, plus the rule's.
+KSM = {"job": "kube-state-metrics", "service": "kube-prometheus-stack-kube-state-metrics", "endpoint": "http",
+       "instance": "10.0.3.7:8080", "namespace": "shop"}
+
+
+@pytest.mark.parametrize(
+    ("labels", "service"),
+    [
+        ({"alertname": "KubePodCrashLooping", **KSM, "pod": "cart-7d9f-x2", "container": "cart", "reason": "CrashLoopBackOff"},
+         "cart"),
+        ({"alertname": "KubeDeploymentReplicasMismatch", **KSM, "deployment": "checkout-api"}, "checkout-api"),
+        ({"alertname": "KubeStatefulSetReplicasMismatch", **KSM, "statefulset": "orders-db"}, "orders-db"),
+        ({"alertname": "KubeJobFailed", **KSM, "job_name": "nightly-export-29123"}, "nightly-export-29123"),
+        ({"alertname": "CPUThrottlingHigh", "job": "kubelet", "service": "kube-prometheus-stack-kubelet",
+          "namespace": "shop", "pod": "cart-7d9f-x2", "container": "cart"}, "cart"),
+        # An exporter's alert about nothing but itself still pages as the exporter.
+        ({"alertname": "KubeStateMetricsListErrors", **KSM}, "kube-prometheus-stack-kube-state-metrics"),
+        # An application's own metrics keep its service, whatever container served them.
+        ({"alertname": "HighLatency", "job": "cart", "service": "cart-service", "container": "server"}, "cart-service"),
+    ],
+    ids=["crashloop", "deployment", "statefulset", "job", "throttling", "exporter-itself", "app"],
+)
+def test_an_alert_on_what_a_cluster_exporter_measured_pages_for_the_workload(
+    labels: dict[str, str], service: str
+) -> None:
+    [inc] = mapped(payload(alert(labels=labels))).incidents
+    assert inc.manifest["spec"]["service"] == service
+    assert inc.manifest["spec"]["labels"]["job"] == labels["job"]  # the scrape target stays on record
+
+
 @pytest.mark.parametrize(
     ("label", "severity"),
     [

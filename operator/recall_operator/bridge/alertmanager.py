@@ -21,7 +21,12 @@ Mapping (alert → Incident):
   update rather than a second Incident.
 * ``spec.service``: label ``service``, else ``job`` (Prometheus' scrape job,
   usually the service), else ``app``. An alert with none of them is skipped:
-  the operator cannot recall precedents without knowing what pages.
+  the operator cannot recall precedents without knowing what pages. An alert
+  on what kube-state-metrics or the kubelet measured (``job`` names one of
+  them: KubePodCrashLooping, KubeDeploymentReplicasMismatch, CPU throttling)
+  carries that exporter as its ``service`` and ``job``; the workload it is
+  about comes first there (``WORKLOAD_LABELS``), or every crash-looping pod
+  of the cluster would page as one service and recall the others' incidents.
 * ``spec.severity``: label ``severity`` mapped onto critical/high/medium/low
   (see ``SEVERITY_ALIASES``); absent or unknown → medium.
 * ``spec.title``: annotation ``summary``, else label ``alertname``. Control
@@ -95,6 +100,11 @@ ANN_PANEL = ANNOTATION_PREFIX + "panel-url"
 SOURCE_LABEL = ANNOTATION_PREFIX + "source"
 
 SERVICE_LABELS = ("service", "job", "app")
+# Exporters that measure other workloads' state; their scrape target is not what pages.
+EXPORTER_JOBS = frozenset({"kube-state-metrics", "kubelet"})
+# The labels those exporters give the object a series is about, the most telling first.
+WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "cronjob", "job_name", "horizontalpodautoscaler",
+                   "container")
 SIGNATURE_ANNOTATIONS = ("errorSignatures", "error_signatures")
 
 SEVERITY_ALIASES: dict[str, str] = {
@@ -290,7 +300,8 @@ def _spec_labels(labels: dict[str, Any], fingerprint: str, alertname: str | None
 
 
 def _service(labels: dict[str, Any]) -> str | None:
-    for key in SERVICE_LABELS:
+    keys = (*WORKLOAD_LABELS, *SERVICE_LABELS) if labels.get("job") in EXPORTER_JOBS else SERVICE_LABELS
+    for key in keys:
         value = labels.get(key)
         if isinstance(value, str) and value.strip():
             return _without_invisible(value).strip()[:MAX_SERVICE]
