@@ -182,12 +182,14 @@ KSM = {"job": "kube-state-metrics", "service": "kube-prometheus-stack-kube-state
         ({"alertname": "KubeJobFailed", **KSM, "job_name": "nightly-export-29123"}, "nightly-export-29123"),
         ({"alertname": "CPUThrottlingHigh", "job": "kubelet", "service": "kube-prometheus-stack-kubelet",
           "namespace": "shop", "pod": "cart-7d9f-x2", "container": "cart"}, "cart"),
+        ({"alertname": "KubePersistentVolumeFillingUp", "job": "kubelet", "service": "kube-prometheus-stack-kubelet",
+          "namespace": "shop", "persistentvolumeclaim": "data-orders-db-0"}, "data-orders-db-0"),
         # An exporter's alert about nothing but itself still pages as the exporter.
         ({"alertname": "KubeStateMetricsListErrors", **KSM}, "kube-prometheus-stack-kube-state-metrics"),
         # An application's own metrics keep its service, whatever container served them.
         ({"alertname": "HighLatency", "job": "cart", "service": "cart-service", "container": "server"}, "cart-service"),
     ],
-    ids=["crashloop", "deployment", "statefulset", "job", "throttling", "exporter-itself", "app"],
+    ids=["crashloop", "deployment", "statefulset", "job", "throttling", "volume", "exporter-itself", "app"],
 )
 def test_an_alert_on_what_a_cluster_exporter_measured_pages_for_the_workload(
     labels: dict[str, str], service: str

@@ -104,7 +104,7 @@ SERVICE_LABELS = ("service", "job", "app")
 EXPORTER_JOBS = frozenset({"kube-state-metrics", "kubelet"})
 # The labels those exporters give the object a series is about, the most telling first.
 WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "cronjob", "job_name", "horizontalpodautoscaler",
-                   "container")
+                   "container", "persistentvolumeclaim")
 SIGNATURE_ANNOTATIONS = ("errorSignatures", "error_signatures")
 
 SEVERITY_ALIASES: dict[str, str] = {
