@@ -21,6 +21,7 @@ import pytest
 
 from recall_operator.api import API_VERSION, GROUP, VERSION
 from recall_operator.handlers import incident, lifecycle
+from recall_operator.kube import events
 from recall_operator.kube import status as st
 
 pytestmark = pytest.mark.integration
@@ -321,9 +322,9 @@ def test_an_event_the_api_server_refuses_is_logged_and_the_answer_goes_on(
 ) -> None:
     body = {"apiVersion": API_VERSION, "kind": "Incident",
             "metadata": {"name": NAME, "namespace": "no-such-namespace", "uid": "u"}}
-    event = incident._event_body(body, "Normal", "Novel", "Triaged=True (Novel)", datetime(2026, 1, 1, tzinfo=UTC))
+    event = events.event_body(body, "Normal", "Novel", "Triaged=True (Novel)", datetime(2026, 1, 1, tzinfo=UTC), "Answer")
     assert event["eventTime"] == "2026-01-01T00:00:00.000000+00:00"  # a whole second keeps its microseconds
     with caplog.at_level("WARNING"):
-        incident._post_event(k8s_api, event)  # refused (404): logged, never raised
+        events.post_or_log(k8s_api, event)  # refused (404): logged, never raised
     assert "could not post event Novel on no-such-namespace/" in caplog.text
     assert "(404)" in caplog.text and "BadRequest" not in caplog.text

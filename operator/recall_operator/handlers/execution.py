@@ -69,6 +69,7 @@ from recall_operator.handlers import clock, lifecycle, operator_settings
 from recall_operator.kube import jobs as jobkit
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, api_client, apply_status, remove_status_fields
+from recall_operator.kube.events import event_body, post_or_log
 
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
 ANN_INCIDENT_NAME = "recall.dev/incident-name"  # on each step Job, as kube.jobs writes it
@@ -76,6 +77,7 @@ NO_LOG = "no log available"
 UNSEALED = ("waiting: status.recommendation does not carry this operator's seal (written by someone else, "
             "or before the operator restarted); nothing runs until the operator has triaged the incident itself")
 kopf_logger = logging.getLogger("recall_operator.handlers.execution")
+EXECUTE = "Execute"  # the action the execution's Events name
 ATTEMPTS = 5  # passes of one advance that may lose a race with another writer before it gives up until the next
 
 
@@ -295,11 +297,23 @@ async def _apply(api: Any, incident: Mapping[str, Any], changes: Mapping[str, An
     return True
 
 
-def _event(incident: Mapping[str, Any], reason: str, message: str, warning: bool = False) -> None:
-    try:
-        kopf.event(cast(Any, incident), type="Warning" if warning else "Normal", reason=reason, message=message)
-    except Exception:  # an Event is best effort; status is the record
-        pass
+async def _post_events(api: Any, incident: Mapping[str, Any], events: list[tuple[str, str, bool]],
+                       at: datetime) -> None:
+    """Post (reason, message, warning) Events about `incident`, best effort: status is the record.
+
+    Through the operator's own client, not `kopf.event`: the resync task runs
+    outside any Kopf handler, where `kopf.event` raised and the Started Event
+    of a Job that pass created was lost for good (a redo finds the Job there).
+    """
+    if events:
+        bodies = [event_body(incident, "Warning" if warning else "Normal", reason, message, at, EXECUTE)
+                  for reason, message, warning in events]
+        await asyncio.to_thread(_post_all, api, bodies)
+
+
+def _post_all(api: Any, bodies: list[dict[str, Any]]) -> None:
+    for body in bodies:
+        post_or_log(api, body)
 
 
 # -- the level-based advance --------------------------------------------------
@@ -341,10 +355,9 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
     uid = incident["metadata"]["uid"]
     changes: dict[str, Any] = {}
     # What this pass saw change, posted once its status write holds (a redo sees the
-    # change again); and what it did (a Job created), posted whatever the write: a
-    # redo finds that Job there and would never announce it.
+    # change again). What it did (a Job created) is posted at once, whatever follows:
+    # a redo finds that Job there and would never announce it.
     events: list[tuple[str, str, bool]] = []
-    started: list[tuple[str, str, bool]] = []
     refused: dict[tuple[str, str], str] = {}
 
     # (a) dry-run of an actionable plan whose Runbook still gives that plan: at
@@ -377,7 +390,8 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                                            service_account=account, plan_hash=plan_hash, runbook=runbook)
             created, refusal = await _create_job(api, manifest)
             if created:
-                started.append(("DryRunStarted", f"dry-run of step {c.step} started", False))
+                await _post_events(api, incident, [("DryRunStarted", f"dry-run of step {c.step} started", False)],
+                                   ctx.now)
             elif refusal:
                 refused[("dryrun", c.step)] = refusal
         if refused:
@@ -451,7 +465,9 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                 created, refusal = await _create_job(api, manifest)
                 if created:
                     verb = "rollback of step" if decision.create.phase == "rollback" else "step"
-                    started.append(("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False))
+                    await _post_events(api, incident, [(
+                        "StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False)],
+                        ctx.now)
                 if refusal is None:
                     break
                 # Refused for good: that step failed, and the machine decides again (a rollback, or the end).
@@ -486,8 +502,8 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                 events.append((f"Execution{state}", decision.reason, state != machine.SUCCEEDED))
 
     held = not changes or await _apply(api, incident, changes)
-    for reason, message, warning in started + (events if held else []):
-        _event(incident, reason, message, warning)
+    if held:
+        await _post_events(api, incident, events, ctx.now)
     return held
 
 
@@ -625,8 +641,8 @@ async def approval_created(name: str, namespace: str | None, spec: Mapping[str, 
         # A reader sees when this one stops counting unless enough others come first.
         patch.status["expiresAt"] = deadline.strftime("%Y-%m-%dT%H:%M:%SZ")
     metrics.approval(verdict.state)  # metrics
-    _event(incident, f"Approval{verdict.state}", f"approval {name}: {verdict.reason}",
-           verdict.state not in ("Accepted", "Pending"))
+    await _post_events(ctx.api, incident, [(f"Approval{verdict.state}", f"approval {name}: {verdict.reason}",
+                                            verdict.state not in ("Accepted", "Pending"))], ctx.now)
     if verdict.execution is not None:
         await advance(memo, namespace, incident_name)
 

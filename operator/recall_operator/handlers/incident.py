@@ -62,7 +62,8 @@ from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expire
 from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
-from recall_operator.kube.client import Conflict, apply_status, post_event, remove_status_fields
+from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
+from recall_operator.kube.events import event_body, post_or_log
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_query
 
 PLURAL = "incidents"
@@ -102,40 +103,14 @@ def _events(change: st.StatusChange) -> list[tuple[str, str, str]]:
     return [(type_, reason, "; ".join(said))]
 
 
-def _event_body(body: Mapping[str, Any], type_: str, reason: str, message: str, at: datetime) -> dict[str, Any]:
-    """A core/v1 Event about the incident `body`, with the fields Kopf gives the Events it posts."""
-    meta = body["metadata"]
-    ref = {"apiVersion": body["apiVersion"], "kind": body["kind"], "name": meta["name"],
-           "namespace": meta["namespace"], "uid": meta["uid"], "resourceVersion": meta.get("resourceVersion")}
-    # eventTime is a MicroTime: the API server refuses one without its six digits
-    # of microseconds, which isoformat() leaves out on a whole second.
-    when = at.isoformat(timespec="microseconds")
-    return {
-        "metadata": {"namespace": meta["namespace"], "generateName": "recall-event-"},
-        "action": "Answer", "type": type_, "reason": reason, "message": message[:1024],
-        "reportingComponent": "kopf", "reportingInstance": "recall-operator", "source": {"component": "kopf"},
-        "involvedObject": ref, "firstTimestamp": when, "lastTimestamp": when, "eventTime": when,
-    }
-
-
-def _post_event(api: Any, event: Mapping[str, Any]) -> None:
-    """Post one Event (blocking). Best effort: a refusal is logged, never raised."""
-    try:
-        post_event(api, dict(event), timeout=EVENT_POST_TIMEOUT)
-    except Exception as exc:
-        what = event["involvedObject"]
-        kopf_logger.warning(f"could not post event {event['reason']} on {what['namespace']}/{what['name']}: {exc}")
-
-
+# The action an answer's Event names.
+ANSWER = "Answer"
 # Events wait behind answers (EventOutbox): until no answer was written for this long ...
 EVENT_QUIET_SECONDS = 1.0
 # ... and never longer than this.
 EVENT_LONGEST_SECONDS = 10.0
 # How long a stopping operator spends posting the Events still waiting.
 EVENT_FLUSH_SECONDS = 5.0
-# One Event post that the API server does not answer in this long is given up
-# (logged), so a stalled API server cannot hold the outbox, or a stop, forever.
-EVENT_POST_TIMEOUT = 10
 
 
 class EventOutbox:
@@ -168,7 +143,7 @@ class EventOutbox:
 
     def add(self, api: Any, body: Mapping[str, Any], change: st.StatusChange, at: datetime) -> None:
         for type_, reason, message in _events(change):
-            self._waiting.append((self._clock(), api, _event_body(body, type_, reason, message, at)))
+            self._waiting.append((self._clock(), api, event_body(body, type_, reason, message, at, ANSWER)))
         if self._waiting:
             self._added.set()
 
@@ -194,7 +169,7 @@ class EventOutbox:
                     await asyncio.sleep(delay)
                 else:
                     _at, api, event = self._waiting.popleft()
-                    await asyncio.to_thread(_post_event, api, event)
+                    await asyncio.to_thread(post_or_log, api, event)
         except asyncio.CancelledError:
             try:
                 await asyncio.wait_for(asyncio.to_thread(self.flush), EVENT_FLUSH_SECONDS)
@@ -206,7 +181,7 @@ class EventOutbox:
         """Post every waiting Event now (blocking)."""
         while self._waiting:
             _at, api, event = self._waiting.popleft()
-            _post_event(api, event)
+            post_or_log(api, event)
 
 
 def _object_log(body: Mapping[str, Any]) -> logging.LoggerAdapter[logging.Logger]:
@@ -233,7 +208,7 @@ async def _announce(memo: kopf.Memo, body: Mapping[str, Any], change: st.StatusC
     outbox: EventOutbox | None = memo.get("events")
     if outbox is None:  # the handlers called outside a running operator (tests)
         for type_, reason, message in _events(change):
-            await asyncio.to_thread(_post_event, memo.api, _event_body(body, type_, reason, message, clock(memo)()))
+            await asyncio.to_thread(post_or_log, memo.api, event_body(body, type_, reason, message, clock(memo)(), ANSWER))
         return
     outbox.answered()
     outbox.add(memo.api, body, change, clock(memo)())
