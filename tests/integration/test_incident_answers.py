@@ -328,3 +328,25 @@ def test_an_event_the_api_server_refuses_is_logged_and_the_answer_goes_on(
         events.post_or_log(k8s_api, event)  # refused (404): logged, never raised
     assert "could not post event Novel on no-such-namespace/" in caplog.text
     assert "(404)" in caplog.text and "BadRequest" not in caplog.text
+
+
+def test_the_execution_posts_its_events_from_outside_any_kopf_handler(
+    k8s_api: Any, objects: Any, namespace: str
+) -> None:
+    # The execution resync is a task of its own, where kopf.event raised and the Event was lost:
+    # here the execution's poster runs in a plain event loop, as the resync does.
+    from kubernetes import client
+
+    from recall_operator.handlers import execution
+
+    body = objects.create_namespaced_custom_object(GROUP, VERSION, namespace, "incidents", {
+        "apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": NAME}, "spec": SPEC})
+    said = [("StepStarted", "step restart started as Job inc-a-run-restart-1", False),
+            ("StepFailed", "step restart failed: exit code 1", True)]
+    asyncio.run(execution._post_events(k8s_api, body, said, datetime(2026, 1, 1, tzinfo=UTC)))
+    posted = client.CoreV1Api(k8s_api).list_namespaced_event(
+        namespace, field_selector=f"involvedObject.name={NAME}").items
+    assert sorted((e.reason, e.message, e.type, e.action, e.involved_object.uid) for e in posted) == [
+        ("StepFailed", "step restart failed: exit code 1", "Warning", "Execute", body["metadata"]["uid"]),
+        ("StepStarted", "step restart started as Job inc-a-run-restart-1", "Normal", "Execute", body["metadata"]["uid"]),
+    ]
