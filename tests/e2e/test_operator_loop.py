@@ -251,6 +251,60 @@ def test_a_runbook_written_after_memory_s_fix_worked_is_shown_for_the_next_one(
                for r in rec["reasons"]), rec["reasons"]
 
 
+def test_a_runbook_made_again_gets_back_the_record_memory_holds(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
+) -> None:
+    raise_watermarks = _runbook("search-raise-watermarks", "raise the disk watermarks",
+                                ["disk-full", "read-only-index"], ["curl", "-XPUT", "http://search/_cluster"])
+    apply(kubectl, namespace, raise_watermarks)
+    page = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "spec": DISK}
+    outcomes = {
+        "disk-1": {"rootCause": "a backfill filled two data nodes", "summary": "raised the watermarks",
+                   "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
+                   "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]},
+        "disk-2": {"rootCause": "snapshots kept on the data disks", "summary": "the watermarks did not help; deleted"
+                   " the snapshots by hand", "confirmedBy": "oncall-b",
+                   "actions": [{"action": "run runbook search-raise-watermarks", "result": "failed"},
+                               {"action": "delete old snapshots", "result": "succeeded"}]},
+    }
+    for name, outcome in outcomes.items():
+        import_outcome(kubectl, namespace, {**page, "metadata": {"name": name}}, outcome)
+        until(f"{name} in memory", lambda n=name: (get_status(n).get("memory") or {}).get("consolidated"))
+    record = until("both outcomes counted", lambda: (s := get_json("runbook", "search-raise-watermarks")
+                                                     .get("status") or {}).get("timesExecuted") == 2 and s)
+    assert (record["timesSucceeded"], record["timesFailed"]) == (1, 1)
+    # Memory was asked when the object was new, and held nothing of it then.
+    assert record["countedFromMemory"]["counted"] is False
+
+    # GitOps prunes the Runbook and applies it again (a replace sync, a rename undone): a new object.
+    uid = get_json("runbook", "search-raise-watermarks")["metadata"]["uid"]
+    kubectl("delete", "runbook", "search-raise-watermarks", "-n", namespace, "--wait=true", check=True)
+    apply(kubectl, namespace, raise_watermarks)
+    again = until("the record counted from memory",
+                  lambda: (o := get_json("runbook", "search-raise-watermarks")).get("status", {})
+                  .get("countedFromMemory", {}).get("counted") and o)
+    assert again["metadata"]["uid"] != uid
+    status = again["status"]
+    keys = ("timesExecuted", "timesSucceeded", "timesFailed", "winRate")
+    assert {k: status[k] for k in keys} == {k: record[k] for k in keys}
+    assert sorted(status["countedIncidents"]) == sorted(record["countedIncidents"])
+    assert status["countedFromMemory"]["outcomes"] == 2
+    # `kubectl describe runbook` says so.
+    def said() -> dict[str, str]:
+        proc = kubectl("get", "events", "-n", namespace, "--field-selector",
+                       f"involvedObject.uid={again['metadata']['uid']}", "-o", "json", check=True)
+        return {e["reason"]: e["message"] for e in json.loads(proc.stdout)["items"]}
+
+    counted = until("the CountedFromMemory event", lambda: said().get("CountedFromMemory"))
+    assert "2 outcomes (1 succeeded, 1 failed), win rate 0.5" in counted, counted
+
+    # The next outcome counts on top of it, once.
+    import_outcome(kubectl, namespace, {**page, "metadata": {"name": "disk-3"}}, outcomes["disk-1"])
+    after = until("the third outcome counted", lambda: (s := get_json("runbook", "search-raise-watermarks")
+                                                        .get("status") or {}).get("timesExecuted", 0) >= 3 and s)
+    assert (after["timesExecuted"], after["timesSucceeded"], after["timesFailed"]) == (3, 2, 1)
+
+
 def test_after_the_redis_migration_the_vm_restart_is_stale(
     operator: Any, kubectl: Any, namespace: str, get_status: Any
 ) -> None:

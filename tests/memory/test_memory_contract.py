@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from recall_operator.domain.consolidation import runbook_history
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, Recalled, memory_features
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery, interleave, recall_query
@@ -131,6 +132,26 @@ async def test_a_failed_fix_is_recalled_with_its_actions_intact(
     back = next((m for m in found if m.incident == failed_memory.incident), None)
     assert back == failed_memory, [m.incident for m in found]
     assert [(a.action, a.result) for a in back.resolution.actions] == [("run runbook ingress-rolling-restart", "failed")]
+
+
+async def test_every_outcome_a_runbook_took_part_in_is_found_by_its_name(
+    stored: MemoryBackend, history: Any, failed_memory: EpisodicMemory
+) -> None:
+    # What a Runbook object made afresh is given as its record (handlers.catalog): every outcome
+    # naming it, a failed run named only in an action included, and none of another namespace.
+    held = [*history.memories[:STORED], failed_memory]
+    runbooks = sorted({m.resolution.runbook for m in held if m.resolution.runbook})
+    assert "ingress-rolling-restart" in runbooks and len(runbooks) >= 3
+    for runbook in runbooks:
+        found = runbook_history(await stored.outcomes_naming("default", runbook), runbook)
+        expected = runbook_history(held, runbook)
+        assert [(m.incident, r) for m, r in found] == [(m.incident, r) for m, r in expected], runbook
+        assert [m for m, _ in found] == [m for m, _ in expected]
+    failed = runbook_history(await stored.outcomes_naming("default", "ingress-rolling-restart"),
+                             "ingress-rolling-restart")
+    assert (failed_memory.incident, "failed") in [(m.incident, r) for m, r in failed]
+    assert await stored.outcomes_naming("elsewhere", runbooks[0]) == []
+    assert await stored.outcomes_naming("default", "no-such-runbook") == []
 
 
 async def test_incident_words_are_never_read_as_query_syntax(stored: MemoryBackend) -> None:

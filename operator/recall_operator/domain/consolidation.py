@@ -181,6 +181,16 @@ def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> R
     return RunbookRecord(times_executed=executed, times_succeeded=succeeded)
 
 
+def runbook_history(memories: Iterable[EpisodicMemory], runbook: str) -> list[tuple[EpisodicMemory, str]]:
+    """Each remembered outcome that `runbook` took part in, with how it fared, oldest first.
+
+    What memory holds of a runbook's record is what `count_runbook_outcomes`
+    counts: reported successes are left out, failures stay.
+    """
+    fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories]
+    return sorted(((m, r) for m, r in fared if r is not None), key=lambda p: (p[0].resolved_at, p[0].incident))
+
+
 def win_rate(record: RunbookRecord) -> float:
     """Smoothed success share in 0..1 (a Beta prior): evidence moves it, one run does not decide it."""
     return (record.times_succeeded + WIN_RATE_PRIOR * WIN_RATE_PRIOR_RUNS) / (

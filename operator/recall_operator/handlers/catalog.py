@@ -27,9 +27,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import kopf
 from pydantic import ValidationError
@@ -50,7 +50,9 @@ from recall_operator.domain.recommend import Context
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.kube.client import Conflict, apply_status
-from recall_operator.kube.status import record_from_status
+from recall_operator.kube.events import event_body, post_or_log
+from recall_operator.domain.consolidation import runbook_history
+from recall_operator.kube.status import record_from_status, runbook_status_from_memory
 from recall_operator.memory.base import MemoryUnavailable
 
 TOPOLOGY_LABEL = "recall.dev/topology"
@@ -58,6 +60,8 @@ TOPOLOGY_LABEL = "recall.dev/topology"
 FIELD_MANAGER = "recall-operator-catalog"
 # How often a Contradiction waiting for its memories is asked about again.
 RECHECK_SECONDS = 10.0
+# Optimistic-concurrency retries when two writers update one Runbook's record at once.
+RUNBOOK_CONFLICT_RETRIES = 8
 kopf_logger = logging.getLogger("recall_operator.handlers.catalog")
 
 
@@ -200,6 +204,88 @@ async def runbook_accepted(
     plain = _plain(spec)
     await _accept(memo, "runbooks", "Runbook", namespace, name, meta, status, acc.runbook_acceptance(plain),
                   {"servicesText": acc.services_text(plain)})
+    await _record_from_memory(memo, namespace, name, meta, status)
+
+
+# -- the track record ----------------------------------------------------------
+
+
+async def change_runbook_status(
+    api: Any, namespace: str, name: str, change: Callable[[Mapping[str, Any]], dict[str, Any] | None]
+) -> bool:
+    """Merge `change(status)` into Runbook.status, guarded by the version it was computed from.
+
+    Outcomes and the count from memory both write the record: a writer that
+    lost the race reads again and computes again. False: the Runbook is gone.
+    """
+    from kubernetes.client import CustomObjectsApi
+    from kubernetes.client.exceptions import ApiException
+
+    objects = CustomObjectsApi(api)
+    for _ in range(RUNBOOK_CONFLICT_RETRIES):
+        try:
+            current = cast(dict[str, Any], await asyncio.to_thread(
+                objects.get_namespaced_custom_object, GROUP, VERSION, namespace, "runbooks", name
+            ))
+        except ApiException as exc:
+            if exc.status == 404:
+                return False
+            raise
+        new = change(current.get("status") or {})
+        if new is None:
+            return True
+        body = {"metadata": {"resourceVersion": current["metadata"]["resourceVersion"]}, "status": new}
+        try:
+            await asyncio.to_thread(
+                objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace, "runbooks", name, body
+            )
+            return True
+        except ApiException as exc:
+            if exc.status == 404:
+                return False
+            if exc.status != 409:
+                raise
+    raise kopf.TemporaryError(f"runbook {name} kept changing under us; will retry", delay=5)
+
+
+async def _record_from_memory(
+    memo: kopf.Memo, namespace: str, name: str, meta: Mapping[str, Any], status: Mapping[str, Any]
+) -> None:
+    """Give a Runbook object that is new here the track record memory holds for its name.
+
+    Asked once per object: `status.countedFromMemory` says it was, and
+    `status.runbook_status_from_memory` never counts an outcome twice or takes
+    one away. Memory that cannot answer is asked again on the Runbook's next
+    event.
+    """
+    memory = memo.get("memory")
+    uid = str(meta.get("uid") or "")
+    asked: set[str] = memo.setdefault("runbooks_asked", set())
+    if memory is None or not uid or uid in asked or status.get("countedFromMemory"):
+        return
+    try:
+        history = runbook_history(await memory.outcomes_naming(namespace, name), name)
+    except MemoryUnavailable as exc:
+        kopf_logger.warning(f"Runbook {namespace}/{name}: its record in memory cannot be read now ({exc})")
+        return
+    asked.add(uid)
+    now = _now()
+    written: list[dict[str, Any]] = []
+
+    def from_memory(current: Mapping[str, Any]) -> dict[str, Any] | None:
+        new = runbook_status_from_memory(current, history, now)
+        written[:] = [new] if new and new["countedFromMemory"]["counted"] else []
+        return new
+
+    if not (await change_runbook_status(memo.api, namespace, name, from_memory) and written):
+        return
+    record = written[0]
+    message = (f"track record counted from memory: {record['timesExecuted']} outcomes ({record['timesSucceeded']}"
+               f" succeeded, {record['timesFailed']} failed), win rate {record['winRate']}")
+    kopf_logger.info(f"Runbook {namespace}/{name}: {message}")
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid}}
+    await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Normal", "CountedFromMemory", message, now, "Count"))
 
 
 @kopf.on.event(GROUP, VERSION, "architecturemigrations")

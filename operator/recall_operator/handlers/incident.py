@@ -70,8 +70,6 @@ PLURAL = "incidents"
 kopf_logger = logging.getLogger("recall_operator.handlers.incident")
 # How often open incidents are re-evaluated and the outbox retried.
 REEVALUATE_SECONDS = 10.0
-# Optimistic-concurrency retries when two outcomes update one Runbook at once.
-RUNBOOK_CONFLICT_RETRIES = 8
 # Answers redone when another writer changed the incident's status meanwhile.
 CONFLICT_RETRIES = 4
 
@@ -277,33 +275,10 @@ async def triage(
 
 
 async def _update_runbook(api: Any, namespace: str, name: str, incident: str, outcome: str, now: datetime) -> bool:
-    """Count one outcome in Runbook.status; a conflicting writer makes us re-read and retry."""
-    from kubernetes.client import CustomObjectsApi
-    from kubernetes.client.exceptions import ApiException
-
-    objects = CustomObjectsApi(api)
-    for _ in range(RUNBOOK_CONFLICT_RETRIES):
-        try:
-            current = cast(dict[str, Any], await asyncio.to_thread(
-                objects.get_namespaced_custom_object, GROUP, VERSION, namespace, "runbooks", name
-            ))
-        except ApiException as exc:
-            if exc.status == 404:
-                return False
-            raise
-        new = st.runbook_counts_status(current.get("status") or {}, incident, outcome, now)
-        if new is None:
-            return True
-        body = {"metadata": {"resourceVersion": current["metadata"]["resourceVersion"]}, "status": new}
-        try:
-            await asyncio.to_thread(
-                objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace, "runbooks", name, body
-            )
-            return True
-        except ApiException as exc:
-            if exc.status != 409:
-                raise
-    raise kopf.TemporaryError(f"runbook {name} kept changing under us; will retry", delay=5)
+    """Count one outcome in Runbook.status (False: the Runbook is gone)."""
+    return await catalog.change_runbook_status(
+        api, namespace, name, lambda current: st.runbook_counts_status(current, incident, outcome, now)
+    )
 
 
 async def _propose_contradiction(episode: EpisodicMemory, ctx: Context, memory: MemoryBackend, memo: kopf.Memo) -> None:

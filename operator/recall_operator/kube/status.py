@@ -18,7 +18,7 @@ from recall_operator.domain.conditions import set_condition
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import Dimension
 from recall_operator.domain.lifecycle import lifecycle
-from recall_operator.domain.models import RunbookRecord
+from recall_operator.domain.models import EpisodicMemory, RunbookRecord
 from recall_operator.domain.plan import Plan
 from recall_operator.domain.recommend import Assessment, Match, Recommendation
 
@@ -362,6 +362,42 @@ def runbook_counts_status(
         "winRate": round(win_rate(record), 3),
         "lastOutcome": {"result": outcome, "incident": incident, "at": now.isoformat()},
         "countedIncidents": (counted + [incident])[-COUNTED_WINDOW:],
+    }
+
+
+def runbook_status_from_memory(
+    current: Mapping[str, Any], history: Sequence[tuple[EpisodicMemory, str]], now: datetime
+) -> dict[str, Any] | None:
+    """Runbook.status once memory was asked for its record (`consolidation.runbook_history`); None: asked before.
+
+    A Runbook object made afresh (pruned and re-created by GitOps, renamed
+    back, applied to a new cluster that shares the memory) starts with no
+    record while memory still holds every outcome it took part in. Memory's
+    count replaces the status only when it takes nothing away: the status has
+    counted no incident memory lacks (and no more than it can name), and
+    memory knows more. Either way `countedFromMemory` records that memory was
+    asked, so it is asked once per object, not on every start.
+    """
+    if current.get("countedFromMemory"):
+        return None
+    asked = {"outcomes": len(history), "at": now.isoformat()}
+    counted = [str(i) for i in current.get("countedIncidents") or []]
+    executed = int(current.get("timesExecuted") or 0)
+    # Named as the outcome's own count names them (`runbook_counts_status`): namespace/incident.
+    incidents = [f"{m.namespace}/{m.incident}" for m, _ in history]
+    if executed > len(counted) or not set(counted) <= set(incidents) or executed >= len(incidents):
+        return {"countedFromMemory": {**asked, "counted": False}}
+    results = [result for _, result in history]
+    record = RunbookRecord(times_executed=len(results), times_succeeded=results.count("succeeded"))
+    last, last_result = history[-1]
+    return {
+        "timesExecuted": record.times_executed,
+        "timesSucceeded": record.times_succeeded,
+        "timesFailed": results.count("failed"),
+        "winRate": round(win_rate(record), 3),
+        "lastOutcome": {"result": last_result, "incident": incidents[-1], "at": last.resolved_at.isoformat()},
+        "countedIncidents": incidents[-COUNTED_WINDOW:],
+        "countedFromMemory": {**asked, "counted": True},
     }
 
 

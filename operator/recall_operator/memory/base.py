@@ -95,6 +95,14 @@ class MemoryBackend(Protocol):
     async def get(self, incident: str, namespace: str | None = None) -> EpisodicMemory | None:
         """One incident's memory; without a namespace the newest of that name (ties: first namespace by name)."""
 
+    async def outcomes_naming(self, namespace: str, runbook: str) -> list[EpisodicMemory]:
+        """Every memory of `namespace` whose outcome names `runbook` (its runbook, or an action), in any order.
+
+        A superset is fine: the caller asks `consolidation.runbook_outcome` how
+        the runbook fared in each. Read when a Runbook object is new, to give it
+        the track record memory holds (handlers.catalog).
+        """
+
     async def count(self) -> int: ...
 
     def revision(self) -> object:

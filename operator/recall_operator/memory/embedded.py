@@ -348,6 +348,17 @@ class EmbeddedMemory:
                 f"memory file {self.path}: the stored memory of {incident} cannot be read: {_why_unreadable(exc)}"
             ) from exc
 
+    async def outcomes_naming(self, namespace: str, runbook: str) -> list[EpisodicMemory]:
+        # The body is the memory as JSON: a runbook named by an action is in it, word for word.
+        def read() -> list[EpisodicMemory]:
+            rows = self._query(
+                "SELECT id FROM memories WHERE namespace = ? AND (runbook = ? OR instr(body, ?) > 0)",
+                [namespace, runbook, runbook],
+            )
+            return list(self._load([row[0] for row in rows]))
+
+        return await asyncio.to_thread(read)
+
     async def count(self) -> int:
         return int(self._query("SELECT count(*) FROM memories", [])[0][0])
 

@@ -744,6 +744,19 @@ class HindsightMemory:
         found = [m for m in map(self._read, (i.metadata for i in page.items)) if m and m.incident == incident]
         return min(found, key=lambda m: (-m.resolved_at.timestamp(), m.namespace), default=None)
 
+    async def outcomes_naming(self, namespace: str, runbook: str) -> list[EpisodicMemory]:
+        if await self._index_serves():
+            assert self._index is not None
+            return await self._index.outcomes_naming(namespace, runbook)
+        await self._writes_settled()
+        # No tag names a runbook an action ran (a failed one included), so the bank is read
+        # whole: this is asked once per new Runbook object, not per incident.
+        listed, _ = await self._list_documents()
+        # This cluster's document over one written before cluster identities, as the index keeps it.
+        listed.sort(key=lambda i: not i.legacy)
+        found = {i.key: i.memory for i in listed if i.memory.namespace == namespace}
+        return [m for m in found.values() if runbook in m.model_dump_json(by_alias=True)]
+
     async def count(self) -> int:
         """The bank's documents, as the server counts them (the system of record)."""
         await self._writes_settled()
@@ -876,8 +889,8 @@ class HindsightMemory:
         """Keys a listing must not undo: written here after it began, or queued on the server and not yet stored."""
         return {key for key, generation in self._written.items() if generation > since} | self._pending.keys()
 
-    async def _list_all(self, index: EmbeddedMemory, since: int) -> None:
-        """Make the index equal to the bank: every document read, anything the bank lacks dropped."""
+    async def _list_documents(self) -> tuple[list[_Listed], int]:
+        """Every document of the bank that holds a memory, and how many do not (another writer's)."""
         listed: list[_Listed] = []
         foreign = 0
         offset = 0
@@ -896,6 +909,11 @@ class HindsightMemory:
             offset += len(page.items)
             if not page.items or offset >= page.total:
                 break
+        return listed, foreign
+
+    async def _list_all(self, index: EmbeddedMemory, since: int) -> None:
+        """Make the index equal to the bank: every document read, anything the bank lacks dropped."""
+        listed, foreign = await self._list_documents()
         keep = self._written_after(since)  # written here while the listing was under way: newer than it
         if self.cluster:
             # A key with both (a write here whose old document could not be deleted): the

@@ -1,0 +1,120 @@
+"""A Runbook object that is new here gets the track record memory holds for its name, and nothing else.
+
+GitOps prunes and re-creates Runbooks, a rename is undone, a new cluster
+shares the old one's memory: the object starts with an empty status while
+memory still holds every outcome it took part in (kube.status.runbook_status_from_memory).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from recall_operator.domain.consolidation import count_runbook_outcomes, runbook_history, win_rate
+from recall_operator.domain.models import Action
+from recall_operator.kube.status import COUNTED_WINDOW, runbook_counts_status, runbook_status_from_memory
+from domain_builders import T0, memory, resolution
+
+NOW = T0 + timedelta(days=30)
+RB = "rb-restart"
+
+
+def _history() -> list[Any]:
+    """Four outcomes out of order in time: a success, a failure then a manual fix, a partial run, another runbook."""
+    memories = [
+        memory("inc-3", res=resolution(None, [(f"run {RB}", "partial")]), resolved_at=T0 + timedelta(days=3)),
+        memory("inc-1", runbook=RB, resolved_at=T0 + timedelta(days=1)),
+        memory("inc-2", res=resolution(None, [(f"run {RB}", "failed"), ("restart by hand", "succeeded")]),
+               resolved_at=T0 + timedelta(days=2)),
+        memory("inc-4", runbook="rb-other", resolved_at=T0 + timedelta(days=4)),
+    ]
+    return runbook_history(memories, RB)
+
+
+def test_the_history_is_every_outcome_the_runbook_took_part_in_oldest_first() -> None:
+    history = _history()
+    assert [(m.incident, result) for m, result in history] == [
+        ("inc-1", "succeeded"), ("inc-2", "failed"), ("inc-3", "partial"),
+    ]
+
+
+def test_a_reported_success_is_no_part_of_the_history_and_a_reported_failure_is() -> None:
+    claimed = resolution(None).model_copy(update={"actions": (
+        Action(action=f"run {RB}", result="succeeded", reported=True),)})
+    admitted = resolution(None).model_copy(update={"actions": (
+        Action(action=f"run {RB}", result="failed", reported=True),)})
+    history = runbook_history([memory("inc-1", res=claimed), memory("inc-2", res=admitted)], RB)
+    assert [(m.incident, result) for m, result in history] == [("inc-2", "failed")]
+
+
+def test_a_new_object_gets_the_record_memory_holds() -> None:
+    history = _history()
+    status = runbook_status_from_memory({}, history, NOW)
+    assert status is not None
+    assert (status["timesExecuted"], status["timesSucceeded"], status["timesFailed"]) == (3, 1, 1)
+    # The same count as the consolidations that wrote these memories made, one outcome at a time.
+    record = count_runbook_outcomes([m.resolution for m, _ in history], RB)
+    assert status["winRate"] == round(win_rate(record), 3)
+    assert status["countedIncidents"] == ["default/inc-1", "default/inc-2", "default/inc-3"]
+    assert status["lastOutcome"] == {"result": "partial", "incident": "default/inc-3",
+                                     "at": (T0 + timedelta(days=3)).isoformat()}
+    assert status["countedFromMemory"] == {"outcomes": 3, "counted": True, "at": NOW.isoformat()}
+    # Asked once per object: the status it wrote is not counted again, on this start or the next.
+    assert runbook_status_from_memory(status, history, NOW) is None
+
+
+def test_counted_from_memory_then_counted_again_by_an_outcome_is_counted_once() -> None:
+    history = _history()
+    status = runbook_status_from_memory({}, history, NOW)
+    assert status is not None
+    # The outcome of inc-3 being consolidated as the object was made: memory had it already.
+    assert runbook_counts_status(status, "default/inc-3", "partial", NOW) is None
+    # A new outcome counts on top.
+    after = runbook_counts_status(status, "default/inc-5", "succeeded", NOW)
+    assert after is not None and (after["timesExecuted"], after["timesSucceeded"]) == (4, 2)
+
+
+@pytest.mark.parametrize(
+    ("current", "why"),
+    [
+        # An outcome counted here that memory does not hold (memory wiped, another store): keep the status.
+        ({"timesExecuted": 1, "timesSucceeded": 1, "countedIncidents": ["default/inc-9"]}, "counted something else"),
+        # Counted more than it can name (its window overflowed, or an older writer): cannot tell what memory adds.
+        ({"timesExecuted": 5, "timesSucceeded": 5, "countedIncidents": ["default/inc-1"]}, "window overflowed"),
+        ({"timesExecuted": 2, "timesSucceeded": 2}, "written without names"),
+        # Memory knows nothing more.
+        ({"timesExecuted": 3, "timesSucceeded": 1,
+          "countedIncidents": ["default/inc-1", "default/inc-2", "default/inc-3"]}, "already whole"),
+    ],
+)
+def test_memory_never_takes_a_counted_outcome_away_nor_counts_one_twice(current: dict[str, Any], why: str) -> None:
+    # Only that memory was asked is written: the record stays as it is.
+    assert runbook_status_from_memory(current, _history(), NOW) == {
+        "countedFromMemory": {"outcomes": 3, "counted": False, "at": NOW.isoformat()}
+    }, why
+
+
+def test_a_record_that_raced_an_outcome_is_completed_from_memory() -> None:
+    # The object was made, an outcome counted on it before memory was read: memory holds that one and more.
+    current = {"timesExecuted": 1, "timesSucceeded": 0, "countedIncidents": ["default/inc-3"]}
+    status = runbook_status_from_memory(current, _history(), NOW)
+    assert status is not None and status["timesExecuted"] == 3
+
+
+def test_nothing_in_memory_only_says_memory_was_asked() -> None:
+    asked = runbook_status_from_memory({}, [], NOW)
+    assert asked == {"countedFromMemory": {"outcomes": 0, "counted": False, "at": NOW.isoformat()}}
+    assert runbook_status_from_memory(asked, _history(), NOW) is None
+
+
+def test_the_names_kept_stay_within_the_window() -> None:
+    many = runbook_history(
+        [memory(f"inc-{i}", runbook=RB, resolved_at=T0 + timedelta(minutes=i)) for i in range(COUNTED_WINDOW + 5)], RB
+    )
+    status = runbook_status_from_memory({}, many, NOW)
+    assert status is not None
+    assert status["timesExecuted"] == COUNTED_WINDOW + 5
+    assert len(status["countedIncidents"]) == COUNTED_WINDOW
+    assert status["countedIncidents"][-1] == f"default/inc-{COUNTED_WINDOW + 4}"
