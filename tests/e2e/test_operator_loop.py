@@ -305,6 +305,45 @@ def test_a_runbook_made_again_gets_back_the_record_memory_holds(
     assert (after["timesExecuted"], after["timesSucceeded"], after["timesFailed"]) == (3, 2, 1)
 
 
+def test_an_alert_that_fires_again_after_its_outcome_is_recalled_by_its_new_incident(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, k8s_api: Any
+) -> None:
+    from recall_operator.bridge.alertmanager import alert_to_incident
+    from recall_operator.bridge.server import IncidentWriter
+
+    def firing(start: str) -> Any:
+        alert = {"status": "firing", "fingerprint": "5eed0fa11ed",
+                 "labels": {"alertname": "SearchIndexReadOnly", "service": "search-index", "severity": "critical"},
+                 "annotations": {"summary": DISK["title"], "description": DISK["description"],
+                                 "symptoms": ",".join(DISK["symptoms"])},
+                 "startsAt": start}
+        item = alert_to_incident(alert, namespace=namespace, received_at=datetime.now(UTC))
+        assert not isinstance(item, str), item
+        return item
+
+    async def write(item: Any) -> Any:
+        writer = IncidentWriter(k8s_api, namespace, workers=1)
+        try:
+            return await writer.write(item)
+        finally:
+            writer.close()
+
+    first = asyncio.run(write(firing("2026-02-01T03:00:00Z")))
+    until(f"{first.name} triaged", lambda: get_status(first.name).get("recommendation"))
+    kubectl("patch", "incident", first.name, "-n", namespace, "--type=merge", "-p", json.dumps(
+        {"spec": {"resolution": {"rootCause": "a backfill filled two data nodes", "confirmedBy": "oncall-a",
+                                 "summary": "raised the watermarks, then moved the backfill off the hot nodes"}}}),
+            check=True)
+    until(f"{first.name} in memory", lambda: (get_status(first.name).get("memory") or {}).get("consolidated"))
+
+    again = asyncio.run(write(firing("2026-02-09T04:30:00Z")))
+    assert (again.outcome, again.name) == ("created", f"{first.name}-20260209043000")
+    status = until(f"{again.name} triaged", lambda: (s := get_status(again.name)).get("recommendation") and s)
+    # The closed firing is the precedent: memory answers the alert's recurrence.
+    assert status["matches"][0]["incident"] == first.name, status["matches"]
+    assert status["recommendation"]["mode"] != "novel", status["recommendation"]
+
+
 def test_after_the_redis_migration_the_vm_restart_is_stale(
     operator: Any, kubectl: Any, namespace: str, get_status: Any
 ) -> None:

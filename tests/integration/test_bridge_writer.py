@@ -79,7 +79,7 @@ def writer(k8s_api: Any, namespace: str, clock: Clock) -> Iterator[tuple[Inciden
 
 def _write(w: IncidentWriter, *items: AlertIncident) -> list[str]:
     async def go() -> list[str]:
-        return [await w.write(item) for item in items]
+        return [(await w.write(item)).outcome for item in items]
 
     return asyncio.run(go())
 
@@ -169,3 +169,81 @@ def test_a_refused_write_is_a_write_failure_and_the_name_is_not_remembered(
     api.calls.clear()
     assert _write(w, _item("alert-d", namespace)) == ["created"]
     assert api.calls == [("create", "alert-d")]
+
+
+STARTS = "recall.dev/alert-starts-at"
+LATEST = "recall.dev/alert-latest-incident"
+RECURRENCE_OF = "recall.dev/alert-recurrence-of"
+CLOSED = {"summary": "restarted the consumers", "confirmedBy": "oncall-a",
+          "actions": [{"action": "restart consumers", "result": "succeeded"}]}
+
+
+def _firing(name: str, namespace: str, start: str, firing: str = "firing",
+            seen: str = "2026-01-01T00:00:00Z") -> AlertIncident:
+    item = _item(name, namespace, firing, seen)
+    item.manifest["metadata"]["annotations"][STARTS] = start
+    return item
+
+
+def _close(k8s_api: Any, namespace: str, name: str) -> None:
+    """A person records the outcome: the Incident is closed."""
+    from kubernetes import client
+
+    client.CustomObjectsApi(k8s_api).patch_namespaced_custom_object(
+        GROUP, VERSION, namespace, "incidents", name, {"spec": {"resolution": CLOSED}})
+
+
+def _names(w: IncidentWriter, *items: AlertIncident) -> list[tuple[str, str]]:
+    async def go() -> list[tuple[str, str]]:
+        return [((done := await w.write(item)).outcome, done.name) for item in items]
+
+    return asyncio.run(go())
+
+
+def test_an_alert_that_fires_again_after_its_incident_was_closed_opens_a_new_incident(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str, clock: Clock
+) -> None:
+    # The same labels give the same fingerprint every time the alert fires: without telling firings
+    # apart, its recurrence a week later only patched the closed Incident, and nobody was paged.
+    w, _ = writer
+    first, second = "2026-01-01T00:00:00Z", "2026-01-08T09:30:00Z"
+    assert _names(w, _firing("alert-r", namespace, first)) == [("created", "alert-r")]
+    _close(k8s_api, namespace, "alert-r")
+    clock.now += 120
+    # Its own firing still repeats after a person closed it: that stays on the closed Incident.
+    assert _names(w, _firing("alert-r", namespace, first, seen="2026-01-01T00:10:00Z")) == [("updated", "alert-r")]
+    # It fires again: a new Incident, named by the firing's start, pointing back at the closed one.
+    again = "alert-r-20260108093000"
+    assert _names(w, _firing("alert-r", namespace, second)) == [("created", again)]
+    made = _get(k8s_api, namespace, again)
+    assert made["metadata"]["annotations"][RECURRENCE_OF] == "alert-r"
+    assert made["metadata"]["annotations"][STARTS] == second
+    assert "resolution" not in made["spec"]
+    closed = _get(k8s_api, namespace, "alert-r")
+    assert closed["metadata"]["annotations"][LATEST] == again
+    assert closed["metadata"]["annotations"][STARTS] == first, "the closed Incident keeps its own firing's record"
+    # Its repeats and its flaps go to the open one, from this writer and from one that knows nothing (a restart).
+    assert _names(w, _firing("alert-r", namespace, second, "resolved")) == [("updated", again)]
+    fresh = IncidentWriter(k8s_api, namespace, workers=1)
+    try:
+        assert _names(fresh, _firing("alert-r", namespace, "2026-01-08T10:00:00Z")) == [("updated", again)]
+        # Closed too: the next firing opens a third, after the second.
+        _close(k8s_api, namespace, again)
+        third = "alert-r-20260115000000"
+        assert _names(fresh, _firing("alert-r", namespace, "2026-01-15T00:00:00Z")) == [("created", third)]
+    finally:
+        fresh.close()
+    assert _get(k8s_api, namespace, third)["metadata"]["annotations"][RECURRENCE_OF] == again
+    assert _get(k8s_api, namespace, "alert-r")["metadata"]["annotations"][LATEST] == third
+    # And the first writer, which last wrote the second, follows.
+    assert _names(w, _firing("alert-r", namespace, "2026-01-15T00:00:00Z", "resolved")) == [("updated", third)]
+
+
+def test_a_closed_incident_of_an_alert_without_a_start_still_takes_its_refires(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    # Without startsAt firings cannot be told apart; nothing new is opened on a guess.
+    w, _ = writer
+    assert _names(w, _item("alert-s", namespace)) == [("created", "alert-s")]
+    _close(k8s_api, namespace, "alert-s")
+    assert _names(w, _item("alert-s", namespace, "resolved")) == [("updated", "alert-s")]

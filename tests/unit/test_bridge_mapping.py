@@ -422,3 +422,66 @@ def test_with_a_panel_url_a_new_incident_links_to_its_panel_page_and_a_refire_le
     assert am.ANN_PANEL not in item.patch["metadata"]["annotations"]  # a re-fire patches alert tracking only
     plain = map_payload(payload(alert()), namespace=NS, received_at=NOW)
     assert isinstance(plain, Mapped) and am.ANN_PANEL not in plain.incidents[0].manifest["metadata"]["annotations"]
+
+
+# -------------------------------------------------------------------- a later firing of the same alert
+
+
+def _mapped(**over: Any) -> am.AlertIncident:
+    inc = am.alert_to_incident(alert(**over), namespace=NS, received_at=NOW, panel_url="https://panel.example")
+    assert isinstance(inc, am.AlertIncident)
+    return inc
+
+
+def _read_back(start: str | None, resolution: Any = None, started_at: str | None = None) -> dict[str, Any]:
+    annotations = {} if start is None else {am.ANN_STARTS_AT: start}
+    spec: dict[str, Any] = {"service": "cart-service", "title": "t"}
+    if resolution is not None:
+        spec["resolution"] = resolution
+    if started_at is not None:
+        spec["startedAt"] = started_at
+    return {"metadata": {"name": "alert-x", "annotations": annotations}, "spec": spec}
+
+
+CLOSED = {"summary": "raised the pool", "confirmedBy": "oncall-a"}
+
+
+@pytest.mark.parametrize(
+    ("incident", "over", "closed"),
+    [
+        # open: every firing stays on it (a flapping alert is one incident)
+        (_read_back("2026-03-01T00:00:00Z"), {}, False),
+        # closed, and this is another firing
+        (_read_back("2026-03-01T00:00:00Z", CLOSED), {}, True),
+        # closed, and this is its own firing repeated (a person closed it while it still fired)
+        (_read_back("2026-03-04T05:00:00Z", CLOSED), {}, False),
+        # written without the annotation: its spec's start tells
+        (_read_back(None, CLOSED, started_at="2026-03-04T05:00:00Z"), {}, False),
+        (_read_back(None, CLOSED, started_at="2026-02-01T00:00:00Z"), {}, True),
+        # an alert without a start: firings cannot be told apart, nothing new on a guess
+        (_read_back("2026-03-01T00:00:00Z", CLOSED), {"startsAt": "0001-01-01T00:00:00Z"}, False),
+    ],
+)
+def test_a_closed_incident_takes_no_other_firing_of_its_alert(
+    incident: dict[str, Any], over: dict[str, Any], closed: bool
+) -> None:
+    assert am.closed_firing(incident, _mapped(**over)) is closed
+
+
+def test_a_later_firing_is_named_by_its_start_within_the_name_limit() -> None:
+    inc = _mapped()
+    assert am.recurrence_name(inc.name, inc.starts_at or "") == "alert-0123456789abcdef-20260304050000"
+    long = am.recurrence_name("alert-" + "a" * 250, "2026-03-04T05:00:00Z")
+    assert len(long) <= am.MAX_NAME and long.endswith("a-20260304050000")
+
+
+def test_a_later_firing_links_its_own_panel_page_and_the_incident_before_it() -> None:
+    inc = _mapped()
+    again = am.renamed(inc, "alert-0123456789abcdef-20260304050000", recurrence_of="alert-0123456789abcdef")
+    annotations = again.manifest["metadata"]["annotations"]
+    assert again.manifest["metadata"]["name"] == again.name
+    assert annotations[am.ANN_PANEL] == f"https://panel.example/ns/{NS}/incidents/{again.name}"
+    assert annotations[am.ANN_RECURRENCE_OF] == "alert-0123456789abcdef"
+    # The first stays as it was.
+    assert inc.manifest["metadata"]["annotations"][am.ANN_PANEL].endswith("/incidents/alert-0123456789abcdef")
+    assert am.ANN_RECURRENCE_OF not in inc.manifest["metadata"]["annotations"]

@@ -18,7 +18,10 @@ Mapping (alert → Incident):
 * ``metadata.name``: ``alert-<fingerprint>``, DNS-1123. Alertmanager's
   fingerprint is a hash of the alert's labels, so a re-fired or re-sent alert
   maps to the same name and the API server's AlreadyExists turns it into an
-  update rather than a second Incident.
+  update rather than a second Incident. Once a person has closed that
+  Incident, a later firing of the alert (another ``startsAt``) is a new one,
+  ``<name>-<start>`` (``closed_firing``, ``recurrence_name``): the writer in
+  server.py reads which Incident a firing belongs to.
 * ``spec.service``: label ``service``, else ``job`` (Prometheus' scrape job,
   usually the service), else ``app``. An alert with none of them is skipped:
   the operator cannot recall precedents without knowing what pages. An alert
@@ -51,10 +54,13 @@ Mapping (alert → Incident):
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -97,6 +103,10 @@ ANN_RESOLVED_AT = ANNOTATION_PREFIX + "alert-resolved-at"
 ANN_GENERATOR = ANNOTATION_PREFIX + "alert-generator-url"
 # Where the memory panel shows this incident's evidence, for a paging tool to link to.
 ANN_PANEL = ANNOTATION_PREFIX + "panel-url"
+# On the first Incident of an alert: the newest one its later firings opened (see `closed_firing`).
+ANN_LATEST = ANNOTATION_PREFIX + "alert-latest-incident"
+# On an Incident a later firing opened: the Incident of the firing before it.
+ANN_RECURRENCE_OF = ANNOTATION_PREFIX + "alert-recurrence-of"
 SOURCE_LABEL = ANNOTATION_PREFIX + "source"
 
 SERVICE_LABELS = ("service", "job", "app")
@@ -138,6 +148,13 @@ class AlertIncident:
     status: str
     manifest: dict[str, Any]
     patch: dict[str, Any]
+    panel_url: str | None = None
+
+    @property
+    def starts_at(self) -> str | None:
+        """When this firing of the alert began (``startsAt``), as the bridge records it; None if not sent."""
+        start = self.patch["metadata"]["annotations"].get(ANN_STARTS_AT)
+        return start if isinstance(start, str) else None
 
 
 @dataclass(frozen=True)
@@ -465,7 +482,49 @@ def alert_to_incident(
         "spec": spec,
     }
     patch = {"metadata": {"annotations": tracking}}
-    return AlertIncident(name=name, status=status, manifest=manifest, patch=patch)
+    return AlertIncident(name=name, status=status, manifest=manifest, patch=patch, panel_url=panel_url)
+
+
+def closed_firing(incident: Mapping[str, Any], item: AlertIncident) -> bool:
+    """Whether `incident`, read back, holds an earlier firing of this alert that a person has closed.
+
+    Alertmanager's fingerprint is the same every time an alert with the same
+    labels fires, so the first Incident's name would take every later firing
+    as a re-fire, and the recurrence memory exists for would never be
+    triaged. An Incident is closed once its outcome is recorded
+    (``spec.resolution``); a firing is told by its start. An open Incident
+    takes every firing (a flapping alert stays one incident), and a closed one
+    still takes the repeats of its own firing (a person may close it while the
+    alert still fires). Without a start, firings cannot be told apart.
+    """
+    start = item.starts_at
+    spec = incident.get("spec") or {}
+    if start is None or spec.get("resolution") is None:
+        return False
+    annotations = (incident.get("metadata") or {}).get("annotations") or {}
+    return (annotations.get(ANN_STARTS_AT) or spec.get("startedAt")) != start
+
+
+def recurrence_name(first: str, start: str) -> str:
+    """The Incident of a later firing: the first one's name and the firing's start, ``<first>-YYYYMMDDHHMMSS``.
+
+    The same for every repeat of that firing, so they converge on one Incident.
+    """
+    suffix = "-" + re.sub(r"[^0-9]", "", start)[:14]
+    return first[: MAX_NAME - len(suffix)].rstrip(".-") + suffix
+
+
+def renamed(item: AlertIncident, name: str, recurrence_of: str | None = None) -> AlertIncident:
+    """The same alert written under another Incident name (a later firing's), optionally naming the one before."""
+    manifest = copy.deepcopy(item.manifest)
+    metadata = manifest["metadata"]
+    metadata["name"] = name
+    if recurrence_of is not None:
+        metadata["annotations"][ANN_RECURRENCE_OF] = recurrence_of
+    if item.panel_url:
+        metadata["annotations"][ANN_PANEL] = panel_link(item.panel_url, metadata["namespace"], name)[
+            :MAX_ANNOTATION_VALUE]
+    return dataclasses.replace(item, name=name, manifest=manifest)
 
 
 def map_payload(

@@ -14,6 +14,9 @@ no asyncio client in the image); a write is a create, and AlreadyExists (409)
 means the alert fired before, so only the alert-tracking annotations are
 patched. An alert the bridge wrote before is patched first (NotFound: created),
 and its re-fire with no news within a minute is only read (IncidentWriter).
+A firing the bridge cannot place (another start than its last write, or an
+Incident it did not write) is placed by reading: a closed Incident takes no
+later firing of its alert, which opens a new Incident instead.
 That makes duplicate deliveries, Alertmanager's repeats and concurrent
 requests for one alert converge on exactly one Incident without any lock.
 
@@ -25,6 +28,7 @@ a 4xx, and a Kubernetes outage gets a 503 so the alert is delivered later.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -33,8 +37,9 @@ import os
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
@@ -43,13 +48,18 @@ from recall_operator.kube.client import api_client
 
 from .alertmanager import (
     ANN_LAST_SEEN,
+    ANN_LATEST,
+    ANN_STARTS_AT,
     MAX_BODY_BYTES,
     AlertIncident,
     BridgeError,
     Mapped,
     check_request,
+    closed_firing,
     map_payload,
     parse_body,
+    recurrence_name,
+    renamed,
 )
 
 log = logging.getLogger(__name__)
@@ -108,6 +118,8 @@ class IncidentWriter:
         # Names this bridge created or patched, newest last, with the news written and when
         # (the clock's seconds); only ever a hint: a miss costs one request.
         self._written: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        # For each alert (its first Incident's name), the Incident its last firing went to.
+        self._current: OrderedDict[str, str] = OrderedDict()
 
     def _exists(self, item: AlertIncident) -> bool:
         """Whether the Incident is still there (a read: no write, no event for any watcher)."""
@@ -151,40 +163,114 @@ class IncidentWriter:
                 raise _failure(exc, item.name) from exc
             return False
 
-    def _write(self, item: AlertIncident, written: tuple[str, float] | None = None) -> str:
-        if written is not None and written[0] == news(item) and self._clock() - written[1] < REFIRE_WRITE_SECONDS:
-            if self._exists(item):
-                return "unchanged"
-        elif written is not None and self._patch(item):
-            return "updated"
-        # Two rounds: an Incident deleted between our 409 and our patch is
-        # simply created again.
+    def _read(self, name: str) -> dict[str, Any] | None:
+        """The Incident as it is now; None when there is none of that name."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return cast(dict[str, Any], self._api.get_namespaced_custom_object(
+                GROUP, VERSION, self._namespace, PLURAL, name, _request_timeout=REQUEST_TIMEOUT))
+        except ApiException as exc:
+            if exc.status != 404:
+                raise _failure(exc, name) from exc
+            return None
+
+    def _belongs_to(self, item: AlertIncident) -> tuple[AlertIncident, bool | None]:
+        """The Incident this firing belongs to, and whether it exists (None: not known).
+
+        The alert's first Incident (`item.name`) takes it unless a person closed
+        that one on an earlier firing; then the newest one the alert opened
+        since (the first one names it), and failing that a new Incident for
+        this firing (alertmanager.closed_firing).
+        """
+        if item.starts_at is None:  # firings cannot be told apart: the first Incident takes them all
+            return item, None
+        first = self._read(item.name)
+        if first is None or not closed_firing(first, item):
+            return item, first is not None
+        previous = item.name
+        latest = ((first.get("metadata") or {}).get("annotations") or {}).get(ANN_LATEST)
+        if isinstance(latest, str) and latest and latest != item.name:
+            found = self._read(latest)
+            if found is not None and not closed_firing(found, item):
+                return renamed(item, latest), True
+            previous = latest
+        return renamed(item, recurrence_name(item.name, item.starts_at), recurrence_of=previous), None
+
+    def _point(self, first: str, latest: str) -> None:
+        """Name on the alert's first Incident the newest one its firings opened (gone: nothing to name it on)."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            self._api.patch_namespaced_custom_object(
+                GROUP, VERSION, self._namespace, PLURAL, first, {"metadata": {"annotations": {ANN_LATEST: latest}}},
+                _content_type=MERGE_PATCH, _request_timeout=REQUEST_TIMEOUT,
+            )
+        except ApiException as exc:
+            if exc.status != 404:
+                raise _failure(exc, first) from exc
+
+    def _write(self, item: AlertIncident, current: str, written: tuple[str, float] | None = None) -> Written:
+        """Write `item`, the alert whose last write went to Incident `current` as `written` (None: not known)."""
+        last = dataclasses.replace(item, name=current)
+        if written is not None and _same_firing(written[0], item):
+            if written[0] == news(item) and self._clock() - written[1] < REFIRE_WRITE_SECONDS:
+                if self._exists(last):
+                    return Written("unchanged", current)
+            elif self._patch(last):
+                return Written("updated", current)
+        elif written is None and self._create(item):
+            return Written("created", item.name)
+        # Another firing, or an Incident gone or made by someone else: read where it belongs.
+        # Two rounds: an Incident deleted or created between our read and our write.
+        refused = written is None  # the create above was refused: the first Incident exists
         for _ in range(2):
-            if self._create(item):
-                return "created"
-            if self._patch(item):
-                return "updated"
+            target, exists = self._belongs_to(item)
+            if exists is None and refused and target.name == item.name:
+                exists = True
+            if not exists and self._create(target):
+                if target.name != item.name:
+                    self._point(item.name, target.name)
+                return Written("created", target.name)
+            if self._patch(target):
+                return Written("updated", target.name)
+            refused = False
         raise WriteFailure(503, f"incident {item.name} kept disappearing while being written; retry")
 
-    async def write(self, item: AlertIncident) -> str:
-        """"created", "updated", or "unchanged" (a re-fire with no news, read and not written)."""
-        written = self._written.get(item.name)
+    async def write(self, item: AlertIncident) -> Written:
+        """What was written ("created", "updated", or "unchanged": a re-fire with no news, read) and where."""
+        current = self._current.get(item.name, item.name)
+        written = self._written.get(current)
         try:
-            outcome = await asyncio.get_running_loop().run_in_executor(self._pool, self._write, item, written)
+            done = await asyncio.get_running_loop().run_in_executor(self._pool, self._write, item, current, written)
         except WriteFailure:
             raise
         except Exception as exc:  # connection refused, TLS, timeouts: the API server is unreachable
             raise WriteFailure(503, f"kubernetes API unreachable writing {item.name}: {type(exc).__name__}") from exc
-        if outcome != "unchanged" or written is None:  # the time of the last write, not of the last read
-            self._written[item.name] = (news(item), self._clock())
-        self._written.move_to_end(item.name)
-        while len(self._written) > REMEMBERED_NAMES:
-            self._written.popitem(last=False)
-        return outcome
+        if done.outcome != "unchanged" or done.name not in self._written:
+            self._written[done.name] = (news(item), self._clock())  # the time of the last write, not of the last read
+        self._written.move_to_end(done.name)
+        self._current[item.name] = done.name
+        self._current.move_to_end(item.name)
+        for names in (self._written, self._current):
+            while len(names) > REMEMBERED_NAMES:
+                names.popitem(last=False)
+        return done
 
     def close(self) -> None:
         """Stop the writer's threads; a write still running ends with its request timeout."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class Written:
+    outcome: str  # "created", "updated" or "unchanged"
+    name: str  # the Incident written: the alert's first, or the one a later firing opened
+
+
+def _same_firing(written_news: str, item: AlertIncident) -> bool:
+    """Whether the bridge's last write (its `news`) recorded the same firing (start) as `item`."""
+    return bool(json.loads(written_news).get(ANN_STARTS_AT) == item.starts_at)
 
 
 def news(item: AlertIncident) -> str:
@@ -309,15 +395,15 @@ async def _write_all(app: web.Application, mapped: Mapped) -> web.Response:
     created: list[str] = []
     updated: list[str] = []
     failures: list[WriteFailure] = []
-    for item, outcome in zip(mapped.incidents, outcomes):
+    for outcome in outcomes:
         if isinstance(outcome, WriteFailure):
             failures.append(outcome)
         elif isinstance(outcome, BaseException):
             raise outcome
         else:
             # An unchanged re-fire is an update the Incident already holds.
-            (created if outcome == "created" else updated).append(item.name)
-            stats["unchanged"] += outcome == "unchanged"
+            (created if outcome.outcome == "created" else updated).append(outcome.name)
+            stats["unchanged"] += outcome.outcome == "unchanged"
     stats["created"] += len(created)
     stats["updated"] += len(updated)
     stats["skipped"] += len(mapped.skipped)
