@@ -9,8 +9,10 @@ import pytest
 from recall_operator.domain.conditions import condition, set_condition
 from recall_operator.domain.consolidation import (
     NOT_YET_RESOLVED,
+    as_remembered,
     count_runbook_outcomes,
     memory_text,
+    names_runbook,
     related_incident,
     runbook_outcome,
     win_rate,
@@ -66,6 +68,38 @@ def test_related_incident() -> None:
 )
 def test_runbook_outcome(res, expected) -> None:
     assert runbook_outcome(res, "rb") == expected
+
+
+@pytest.mark.parametrize(
+    ("action", "named"),
+    [
+        ("run runbook restart-pods", True),
+        ("ran restart-pods.", True),  # the end of a sentence
+        ("(restart-pods), then waited", True),
+        ("runbook:restart-pods", True),
+        ("run restart-pods-graceful", False),  # another runbook whose name starts the same
+        ("run pre-restart-pods", False),
+        ("restart-pods.v2", False),
+        ("restart-pods_old", False),
+    ],
+)
+def test_an_action_names_a_runbook_only_by_its_whole_name(action: str, named: bool) -> None:
+    assert names_runbook(action, "restart-pods") is named
+
+
+def test_a_longer_runbook_s_failure_is_not_counted_against_a_shorter_one() -> None:
+    # A catalog with both: the graceful one failed, then the plain one fixed it.
+    res = resolution("restart-pods", [("run runbook restart-pods-graceful", "failed"),
+                                      ("run runbook restart-pods", "succeeded")])
+    assert runbook_outcome(res, "restart-pods") == "succeeded"
+    assert runbook_outcome(res, "restart-pods-graceful") == "failed"
+    only_graceful = resolution(None, [("run runbook restart-pods-graceful", "failed")])
+    assert runbook_outcome(only_graceful, "restart-pods") is None
+    assert count_runbook_outcomes([only_graceful] * 2, "restart-pods").times_executed == 0
+    # A success claimed for the longer one is not the shorter one's either, nor its doubt.
+    claimed = as_remembered(resolution(None, [("run runbook restart-pods-graceful", "succeeded")]),
+                            ["restart-pods", "restart-pods-graceful"], ran="restart-pods")
+    assert claimed.actions[0].reported
 
 
 def test_count_runbook_outcomes() -> None:

@@ -15,6 +15,8 @@ is one voice, not two: it too is remembered as reported.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -85,15 +87,33 @@ def final_outcome(resolution: Resolution) -> ActionResult:
     return resolution.actions[-1].result if resolution.actions else "succeeded"
 
 
+def names_runbook(text: str, runbook: str) -> bool:
+    """Whether `text` (an action) names `runbook` as a whole name, not as part of a longer one.
+
+    A catalog holds `restart-pods` beside `restart-pods-graceful`: "run
+    restart-pods-graceful: failed" says nothing of `restart-pods`. A name ends
+    where a character that cannot continue it follows (a dot only ends it when
+    no name character comes after: "ran restart-pods." names it).
+    """
+    if runbook not in text:  # most actions name no runbook: the cheap test first
+        return False
+    return _whole_name(runbook).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _whole_name(runbook: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.-]){re.escape(runbook)}(?![\w-]|\.\w)")
+
+
 def runbook_outcome(resolution: Resolution, runbook: str) -> str | None:
     """How `runbook` fared in this outcome: succeeded, failed, partial, or None if not run.
 
-    An action counts for a runbook when it names it; the resolution's runbook
-    field counts as a success when no action says otherwise.
+    An action counts for a runbook when it names it (`names_runbook`); the
+    resolution's runbook field counts as a success when no action says otherwise.
     """
     # A reported success is a claim, not a record; a reported failure still counts.
     results = [a.result for a in resolution.actions
-               if runbook in a.action and not (a.reported and a.result == "succeeded")]
+               if names_runbook(a.action, runbook) and not (a.reported and a.result == "succeeded")]
     if results:
         # The last attempt decides: a partial run followed by a full one succeeded.
         return results[-1]
@@ -133,8 +153,8 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     names = {*runbooks, *([resolution.runbook] if resolution.runbook else [])}
     actions = tuple(
         a.model_copy(update={"reported": True})
-        if a.result == "succeeded" and any(rb in a.action and rb != vouched for rb in names)
-        and not (vouched and vouched in a.action)
+        if a.result == "succeeded" and any(rb != vouched and names_runbook(a.action, rb) for rb in names)
+        and not (vouched and names_runbook(a.action, vouched))
         else a
         for a in resolution.actions
     )

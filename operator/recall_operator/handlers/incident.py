@@ -48,7 +48,9 @@ from pydantic import ValidationError
 from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
-from recall_operator.domain.consolidation import current_outcome, empty_outcome, remembered_outcome, runbook_outcome
+from recall_operator.domain.consolidation import (
+    current_outcome, empty_outcome, names_runbook, remembered_outcome, runbook_outcome,
+)
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
 from recall_operator.domain.grounding import unsupported_claims
@@ -331,7 +333,7 @@ async def consolidate(
     memory: MemoryBackend | None = memo.get("memory")
     # The runbooks the outcome names, as field or in an action: their words are part of the record.
     named = [rb for n, rb in ctx.catalog.items()
-             if n in (res.runbook, res.reported_runbook) or any(n in a.action for a in res.actions)]
+             if n in (res.runbook, res.reported_runbook) or any(names_runbook(a.action, n) for a in res.actions)]
     episode = EpisodicMemory(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
         resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named),
