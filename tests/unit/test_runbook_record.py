@@ -49,6 +49,16 @@ def test_a_reported_success_is_no_part_of_the_history_and_a_reported_failure_is(
     assert [(m.incident, result) for m, result in history] == [("inc-2", "failed")]
 
 
+def test_a_success_counts_only_where_memory_records_the_runbook_as_the_fix() -> None:
+    # A runbook named like something done by hand, created after the fact, gets no success from its words;
+    # the same words in a failure still count against it.
+    by_hand = memory("inc-1", res=resolution(None, [("restart by hand", "succeeded")]))
+    failed_by_hand = memory("inc-2", res=resolution(None, [("restart by hand", "failed")]))
+    ran = memory("inc-3", runbook="restart")
+    history = runbook_history([by_hand, failed_by_hand, ran], "restart")
+    assert [(m.incident, result) for m, result in history] == [("inc-2", "failed"), ("inc-3", "succeeded")]
+
+
 def test_a_new_object_gets_the_record_memory_holds() -> None:
     history = _history()
     status = runbook_status_from_memory({}, history, NOW)

@@ -204,11 +204,17 @@ def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> R
 def runbook_history(memories: Iterable[EpisodicMemory], runbook: str) -> list[tuple[EpisodicMemory, str]]:
     """Each remembered outcome that `runbook` took part in, with how it fared, oldest first.
 
-    What memory holds of a runbook's record is what `count_runbook_outcomes`
-    counts: reported successes are left out, failures stay.
+    Read for a Runbook object that is new here, so the runbook may not have
+    existed when an outcome was remembered, and an action that only shares its
+    name ("restart" done by hand) was never checked against what the operator
+    ran. A success counts only where the memory records the runbook as the one
+    that resolved it, which `as_remembered` keeps only for a runbook the
+    operator ran there; a failure or a partial run counts as the action says
+    (believing a failure is the safe side).
     """
     fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories]
-    return sorted(((m, r) for m, r in fared if r is not None), key=lambda p: (p[0].resolved_at, p[0].incident))
+    kept = [(m, r) for m, r in fared if r is not None and (r != "succeeded" or m.resolution.runbook == runbook)]
+    return sorted(kept, key=lambda p: (p[0].resolved_at, p[0].incident))
 
 
 def win_rate(record: RunbookRecord) -> float:
