@@ -247,3 +247,24 @@ def test_a_closed_incident_of_an_alert_without_a_start_still_takes_its_refires(
     assert _names(w, _item("alert-s", namespace)) == [("created", "alert-s")]
     _close(k8s_api, namespace, "alert-s")
     assert _names(w, _item("alert-s", namespace, "resolved")) == [("updated", "alert-s")]
+
+
+def test_an_open_incident_takes_a_flap_but_not_a_firing_a_day_after_its_alert_resolved(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    w, _ = writer
+
+    def resolved(start: str, at: str) -> AlertIncident:
+        item = _firing("alert-o", namespace, start, "resolved")
+        item.manifest["metadata"]["annotations"]["recall.dev/alert-resolved-at"] = at
+        return item
+
+    assert _names(w, _firing("alert-o", namespace, "2026-01-01T00:00:00Z")) == [("created", "alert-o")]
+    assert _names(w, resolved("2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z")) == [("updated", "alert-o")]
+    # Back ten minutes later: a flap, the same incident (nobody has closed it).
+    assert _names(w, _firing("alert-o", namespace, "2026-01-01T01:10:00Z")) == [("updated", "alert-o")]
+    assert _names(w, resolved("2026-01-01T01:10:00Z", "2026-01-01T02:00:00Z")) == [("updated", "alert-o")]
+    # Back two days later with the incident still open: a new failure pages as a new Incident.
+    assert _names(w, _firing("alert-o", namespace, "2026-01-03T02:00:00Z")) == [
+        ("created", "alert-o-20260103020000")]
+    assert "resolution" not in _get(k8s_api, namespace, "alert-o")["spec"]

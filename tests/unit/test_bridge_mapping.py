@@ -433,8 +433,11 @@ def _mapped(**over: Any) -> am.AlertIncident:
     return inc
 
 
-def _read_back(start: str | None, resolution: Any = None, started_at: str | None = None) -> dict[str, Any]:
+def _read_back(start: str | None, resolution: Any = None, started_at: str | None = None,
+               resolved_at: str | None = None) -> dict[str, Any]:
     annotations = {} if start is None else {am.ANN_STARTS_AT: start}
+    if resolved_at is not None:
+        annotations[am.ANN_RESOLVED_AT] = resolved_at
     spec: dict[str, Any] = {"service": "cart-service", "title": "t"}
     if resolution is not None:
         spec["resolution"] = resolution
@@ -460,12 +463,16 @@ CLOSED = {"summary": "raised the pool", "confirmedBy": "oncall-a"}
         (_read_back(None, CLOSED, started_at="2026-02-01T00:00:00Z"), {}, True),
         # an alert without a start: firings cannot be told apart, nothing new on a guess
         (_read_back("2026-03-01T00:00:00Z", CLOSED), {"startsAt": "0001-01-01T00:00:00Z"}, False),
+        # left open, its alert resolved a day before this firing: a new failure, not a flap
+        (_read_back("2026-03-01T00:00:00Z", resolved_at="2026-03-03T05:00:00Z"), {}, True),
+        # left open, its alert resolved minutes before: a flap
+        (_read_back("2026-03-01T00:00:00Z", resolved_at="2026-03-04T04:50:00Z"), {}, False),
     ],
 )
-def test_a_closed_incident_takes_no_other_firing_of_its_alert(
+def test_an_incident_whose_firing_ended_takes_no_other_firing_of_its_alert(
     incident: dict[str, Any], over: dict[str, Any], closed: bool
 ) -> None:
-    assert am.closed_firing(incident, _mapped(**over)) is closed
+    assert am.ended_firing(incident, _mapped(**over)) is closed
 
 
 def test_a_later_firing_is_named_by_its_start_within_the_name_limit() -> None:

@@ -19,8 +19,9 @@ Mapping (alert → Incident):
   fingerprint is a hash of the alert's labels, so a re-fired or re-sent alert
   maps to the same name and the API server's AlreadyExists turns it into an
   update rather than a second Incident. Once a person has closed that
-  Incident, a later firing of the alert (another ``startsAt``) is a new one,
-  ``<name>-<start>`` (``closed_firing``, ``recurrence_name``): the writer in
+  Incident (or its alert resolved an hour before), a later firing of the
+  alert (another ``startsAt``) is a new one,
+  ``<name>-<start>`` (``ended_firing``, ``recurrence_name``): the writer in
   server.py reads which Incident a firing belongs to.
 * ``spec.service``: label ``service``, else ``job`` (Prometheus' scrape job,
   usually the service), else ``app``. An alert with none of them is skipped:
@@ -62,7 +63,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from recall_operator.api import API_VERSION
@@ -103,7 +104,7 @@ ANN_RESOLVED_AT = ANNOTATION_PREFIX + "alert-resolved-at"
 ANN_GENERATOR = ANNOTATION_PREFIX + "alert-generator-url"
 # Where the memory panel shows this incident's evidence, for a paging tool to link to.
 ANN_PANEL = ANNOTATION_PREFIX + "panel-url"
-# On the first Incident of an alert: the newest one its later firings opened (see `closed_firing`).
+# On the first Incident of an alert: the newest one its later firings opened (see `ended_firing`).
 ANN_LATEST = ANNOTATION_PREFIX + "alert-latest-incident"
 # On an Incident a later firing opened: the Incident of the firing before it.
 ANN_RECURRENCE_OF = ANNOTATION_PREFIX + "alert-recurrence-of"
@@ -126,6 +127,9 @@ SEVERITY_ALIASES: dict[str, str] = {
 DEFAULT_SEVERITY = "medium"
 
 ALERT_STATUSES = ("firing", "resolved")
+# An alert that fires again this long after it resolved is a new failure, not a flap, even
+# while its Incident is open: Prometheus' `for` and Alertmanager's resolve_timeout span minutes.
+REFIRE_AFTER = timedelta(hours=1)
 
 _NON_DNS = re.compile(r"[^a-z0-9-]+")
 _WHITESPACE = re.compile(r"\s+")
@@ -485,24 +489,32 @@ def alert_to_incident(
     return AlertIncident(name=name, status=status, manifest=manifest, patch=patch, panel_url=panel_url)
 
 
-def closed_firing(incident: Mapping[str, Any], item: AlertIncident) -> bool:
-    """Whether `incident`, read back, holds an earlier firing of this alert that a person has closed.
+def ended_firing(incident: Mapping[str, Any], item: AlertIncident) -> bool:
+    """Whether `incident`, read back, holds an earlier firing of this alert that has ended.
 
     Alertmanager's fingerprint is the same every time an alert with the same
     labels fires, so the first Incident's name would take every later firing
     as a re-fire, and the recurrence memory exists for would never be
-    triaged. An Incident is closed once its outcome is recorded
-    (``spec.resolution``); a firing is told by its start. An open Incident
-    takes every firing (a flapping alert stays one incident), and a closed one
-    still takes the repeats of its own firing (a person may close it while the
-    alert still fires). Without a start, firings cannot be told apart.
+    triaged. A firing is told by its start. An earlier firing has ended when a
+    person recorded the Incident's outcome (``spec.resolution``), or when its
+    alert resolved ``REFIRE_AFTER`` or more before this firing began: an
+    Incident left open must not swallow every later page. Otherwise the
+    Incident takes the firing (a flapping alert stays one incident), and a
+    closed one still takes the repeats of its own firing (a person may close
+    it while the alert still fires). Without a start, firings cannot be told apart.
     """
     start = item.starts_at
-    spec = incident.get("spec") or {}
-    if start is None or spec.get("resolution") is None:
+    if start is None:
         return False
+    spec = incident.get("spec") or {}
     annotations = (incident.get("metadata") or {}).get("annotations") or {}
-    return (annotations.get(ANN_STARTS_AT) or spec.get("startedAt")) != start
+    if (annotations.get(ANN_STARTS_AT) or spec.get("startedAt")) == start:
+        return False
+    if spec.get("resolution") is not None:
+        return True
+    resolved = parse_time(annotations.get(ANN_RESOLVED_AT))
+    began = parse_time(start)
+    return resolved is not None and began is not None and began - resolved >= REFIRE_AFTER
 
 
 def recurrence_name(first: str, start: str) -> str:

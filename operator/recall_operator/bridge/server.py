@@ -15,8 +15,8 @@ means the alert fired before, so only the alert-tracking annotations are
 patched. An alert the bridge wrote before is patched first (NotFound: created),
 and its re-fire with no news within a minute is only read (IncidentWriter).
 A firing the bridge cannot place (another start than its last write, or an
-Incident it did not write) is placed by reading: a closed Incident takes no
-later firing of its alert, which opens a new Incident instead.
+Incident it did not write) is placed by reading: an Incident whose firing
+has ended takes no later firing of its alert, which opens a new Incident.
 That makes duplicate deliveries, Alertmanager's repeats and concurrent
 requests for one alert converge on exactly one Incident without any lock.
 
@@ -55,7 +55,7 @@ from .alertmanager import (
     BridgeError,
     Mapped,
     check_request,
-    closed_firing,
+    ended_firing,
     map_payload,
     parse_body,
     recurrence_name,
@@ -178,21 +178,21 @@ class IncidentWriter:
     def _belongs_to(self, item: AlertIncident) -> tuple[AlertIncident, bool | None]:
         """The Incident this firing belongs to, and whether it exists (None: not known).
 
-        The alert's first Incident (`item.name`) takes it unless a person closed
-        that one on an earlier firing; then the newest one the alert opened
-        since (the first one names it), and failing that a new Incident for
-        this firing (alertmanager.closed_firing).
+        The alert's first Incident (`item.name`) takes it unless that one's
+        firing has ended (alertmanager.ended_firing); then the newest one the
+        alert opened since (the first one names it), and failing that a new
+        Incident for this firing.
         """
         if item.starts_at is None:  # firings cannot be told apart: the first Incident takes them all
             return item, None
         first = self._read(item.name)
-        if first is None or not closed_firing(first, item):
+        if first is None or not ended_firing(first, item):
             return item, first is not None
         previous = item.name
         latest = ((first.get("metadata") or {}).get("annotations") or {}).get(ANN_LATEST)
         if isinstance(latest, str) and latest and latest != item.name:
             found = self._read(latest)
-            if found is not None and not closed_firing(found, item):
+            if found is not None and not ended_firing(found, item):
                 return renamed(item, latest), True
             previous = latest
         return renamed(item, recurrence_name(item.name, item.starts_at), recurrence_of=previous), None
