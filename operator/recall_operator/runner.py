@@ -65,14 +65,19 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
     gc.collect()
     gc.freeze()
     tasks = []
+    memo = kopf.Memo(settings=settings)
     if args.bridge_port is not None:
         bridge_ns = bridge_namespace(args)
         logging.info(f"the alert bridge opens Incidents in namespace {bridge_ns}")
+
+        async def remembered(name: str) -> bool:
+            memory = memo.get("memory")  # opened by the start-up handler; None before it ran
+            return memory is not None and await memory.get(name, bridge_ns) is not None
+
         tasks.append(asyncio.create_task(
             bridge_serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file,
-                         panel_url=args.panel_url)))
+                         panel_url=args.panel_url, remembered=remembered)))
     # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
-    memo = kopf.Memo(settings=settings)
     ready = asyncio.Event()
     # Kopf's own record of the kinds and namespaces it watches; /readyz lists each once.
     # Kopf does not export the class, so it is taken from where Kopf keeps it.

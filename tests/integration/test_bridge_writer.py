@@ -268,3 +268,39 @@ def test_an_open_incident_takes_a_flap_but_not_a_firing_a_day_after_its_alert_re
     assert _names(w, _firing("alert-o", namespace, "2026-01-03T02:00:00Z")) == [
         ("created", "alert-o-20260103020000")]
     assert "resolution" not in _get(k8s_api, namespace, "alert-o")["spec"]
+
+
+def test_a_first_incident_deleted_after_its_outcome_was_remembered_gives_its_name_to_no_other(
+    k8s_api: Any, namespace: str, tmp_path: Any
+) -> None:
+    # alert-m was paged, closed and remembered, then deleted (a retention clean-up). Its next firing
+    # under the same name would be excluded from its own recall and, once resolved, replace that memory.
+    from datetime import UTC, datetime
+
+    from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+    spec = IncidentSpec(service="checkout", title="alert alert-m")
+    asyncio.run(memory.remember(EpisodicMemory(
+        incident="alert-m", namespace=namespace, spec=spec, resolved_at=datetime(2026, 1, 1, 2, tzinfo=UTC),
+        resolution=Resolution(summary="restarted the consumers", confirmedBy="oncall-a"))))
+
+    async def remembered(name: str) -> bool:
+        return await memory.get(name, namespace) is not None
+
+    def writes(*items: AlertIncident) -> list[tuple[str, str]]:
+        w = IncidentWriter(k8s_api, namespace, workers=1, remembered=remembered)
+        try:
+            return _names(w, *items)
+        finally:
+            w.close()
+
+    again = "alert-m-20260201000000"
+    assert writes(_firing("alert-m", namespace, "2026-02-01T00:00:00Z")) == [("created", again)]
+    assert _get(k8s_api, namespace, again)["metadata"]["annotations"][RECURRENCE_OF] == "alert-m"
+    # Its repeats, from a bridge that knows nothing of it, converge on it.
+    assert writes(_firing("alert-m", namespace, "2026-02-01T00:00:00Z", "resolved")) == [("updated", again)]
+    # An alert memory has never seen keeps its plain name.
+    assert writes(_firing("alert-n", namespace, "2026-02-01T00:00:00Z")) == [("created", "alert-n")]
+    asyncio.run(memory.close())

@@ -36,6 +36,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -76,6 +77,10 @@ REQUEST_TIMEOUT = 30
 REFIRE_WRITE_SECONDS = 60.0
 
 
+# Asks memory whether it holds an incident of this name (in the bridge's namespace).
+Remembered = Callable[[str], Awaitable[bool]]
+
+
 class WriteFailure(Exception):
     def __init__(self, status_code: int, reason: str) -> None:
         super().__init__(status_code, reason)
@@ -108,11 +113,13 @@ class IncidentWriter:
     """
 
     def __init__(self, api_client: Any, namespace: str, workers: int = WRITER_THREADS,
-                 clock: Any = time.monotonic) -> None:
+                 clock: Any = time.monotonic, remembered: Remembered | None = None) -> None:
         from kubernetes import client
 
         self._api = client.CustomObjectsApi(api_client)
         self._namespace = namespace
+        # Whether memory holds an incident of this name in the namespace (None: no memory to ask).
+        self._remembered = remembered
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="recall-bridge")
         self._clock = clock
         # Names this bridge created or patched, newest last, with the news written and when
@@ -175,17 +182,22 @@ class IncidentWriter:
                 raise _failure(exc, name) from exc
             return None
 
-    def _belongs_to(self, item: AlertIncident) -> tuple[AlertIncident, bool | None]:
+    def _belongs_to(self, item: AlertIncident, used: bool = False) -> tuple[AlertIncident, bool | None]:
         """The Incident this firing belongs to, and whether it exists (None: not known).
 
         The alert's first Incident (`item.name`) takes it unless that one's
         firing has ended (alertmanager.ended_firing); then the newest one the
         alert opened since (the first one names it), and failing that a new
-        Incident for this firing.
+        Incident for this firing. A first Incident that is gone while memory
+        holds its name (`used`) was closed and deleted: its name is not used
+        again, or the new outcome would replace the old one in memory.
         """
         if item.starts_at is None:  # firings cannot be told apart: the first Incident takes them all
             return item, None
         first = self._read(item.name)
+        if first is None and used:
+            # Deleted after its outcome was remembered: the name is memory's, and this is a later firing.
+            return renamed(item, recurrence_name(item.name, item.starts_at), recurrence_of=item.name), None
         if first is None or not ended_firing(first, item):
             return item, first is not None
         previous = item.name
@@ -210,8 +222,12 @@ class IncidentWriter:
             if exc.status != 404:
                 raise _failure(exc, first) from exc
 
-    def _write(self, item: AlertIncident, current: str, written: tuple[str, float] | None = None) -> Written:
-        """Write `item`, the alert whose last write went to Incident `current` as `written` (None: not known)."""
+    def _write(self, item: AlertIncident, current: str, written: tuple[str, float] | None = None,
+               used: bool = False) -> Written:
+        """Write `item`, the alert whose last write went to Incident `current` as `written` (None: not known).
+
+        `used`: memory holds an incident of the first Incident's name.
+        """
         last = dataclasses.replace(item, name=current)
         if written is not None and _same_firing(written[0], item):
             if written[0] == news(item) and self._clock() - written[1] < REFIRE_WRITE_SECONDS:
@@ -219,13 +235,13 @@ class IncidentWriter:
                     return Written("unchanged", current)
             elif self._patch(last):
                 return Written("updated", current)
-        elif written is None and self._create(item):
+        elif written is None and not used and self._create(item):
             return Written("created", item.name)
         # Another firing, or an Incident gone or made by someone else: read where it belongs.
         # Two rounds: an Incident deleted or created between our read and our write.
-        refused = written is None  # the create above was refused: the first Incident exists
+        refused = written is None and not used  # the create above was refused: the first Incident exists
         for _ in range(2):
-            target, exists = self._belongs_to(item)
+            target, exists = self._belongs_to(item, used)
             if exists is None and refused and target.name == item.name:
                 exists = True
             if not exists and self._create(target):
@@ -241,8 +257,10 @@ class IncidentWriter:
         """What was written ("created", "updated", or "unchanged": a re-fire with no news, read) and where."""
         current = self._current.get(item.name, item.name)
         written = self._written.get(current)
+        used = written is None and item.starts_at is not None and await self._used(item.name)
         try:
-            done = await asyncio.get_running_loop().run_in_executor(self._pool, self._write, item, current, written)
+            done = await asyncio.get_running_loop().run_in_executor(
+                self._pool, self._write, item, current, written, used)
         except WriteFailure:
             raise
         except Exception as exc:  # connection refused, TLS, timeouts: the API server is unreachable
@@ -256,6 +274,16 @@ class IncidentWriter:
             while len(names) > REMEMBERED_NAMES:
                 names.popitem(last=False)
         return done
+
+    async def _used(self, name: str) -> bool:
+        """Whether memory holds an incident of this name; an alert still pages when memory cannot say."""
+        if self._remembered is None:
+            return False
+        try:
+            return await self._remembered(name)
+        except Exception as exc:
+            log.warning("memory could not say whether it holds %s; writing the alert as if not: %s", name, exc)
+            return False
 
     def close(self) -> None:
         """Stop the writer's threads; a write still running ends with its request timeout."""
@@ -429,12 +457,13 @@ async def handle_healthz(request: web.Request) -> web.Response:
 
 
 def create_app(
-    namespace: str, api_client: Any, token: BridgeToken | None = None, panel_url: str | None = None
+    namespace: str, api_client: Any, token: BridgeToken | None = None, panel_url: str | None = None,
+    remembered: Remembered | None = None,
 ) -> web.Application:
     # aiohttp's own body limit stays above ours so that ours, with its reason, answers first.
     app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
     app[NAMESPACE_KEY] = namespace
-    app[WRITER_KEY] = IncidentWriter(api_client, namespace)
+    app[WRITER_KEY] = IncidentWriter(api_client, namespace, remembered=remembered)
     if token is not None:
         app[TOKEN_KEY] = token
     if panel_url:
@@ -452,17 +481,20 @@ def load_api_client() -> Any:
 
 
 async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None,
-                token_file: str | None = None, panel_url: str | None = None) -> None:
+                token_file: str | None = None, panel_url: str | None = None,
+                remembered: Remembered | None = None) -> None:
     """Run the bridge on host:port, writing Incidents into namespace, until cancelled.
 
     With `token_file`, ``POST /alerts`` needs ``Authorization: Bearer <the file's content>``.
     An empty `host` binds every address. With `panel_url`, each new Incident
-    carries the memory panel's link to its page.
+    carries the memory panel's link to its page. With `remembered` (inside
+    `recall run`: the operator's memory), an alert's first Incident name that
+    memory holds is not used again (IncidentWriter._belongs_to).
     """
     token = BridgeToken(token_file) if token_file else None  # a missing or empty file fails here, at start
     owned = api_client is None
     api = load_api_client() if owned else api_client
-    app = create_app(namespace, api, token, panel_url)
+    app = create_app(namespace, api, token, panel_url, remembered)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
