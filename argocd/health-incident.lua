@@ -2,7 +2,8 @@
 --   Progressing  not triaged yet (or the spec changed since), a plan's Jobs running,
 --                a confirmed outcome on its way into memory
 --   Suspended    a plan waits for a person: an Approval, or a stop someone asked for
---   Degraded     the spec is invalid, memory could not be reached, the plan failed
+--   Degraded     the spec is invalid, memory could not be reached, the plan failed,
+--                memory holds another incident of this name (the outcome is not written)
 --   Healthy      triaged (novel, advisory or actionable), the plan ran, or resolved
 -- Argo CD runs it with gopher-lua (Lua 5.1): `obj` is the object, the result is returned.
 local hs = {}
@@ -39,6 +40,9 @@ if obj.spec ~= nil and obj.spec.resolution ~= nil then
   if c.Resolved ~= nil and c.Resolved.status == "True" then
     hs.status = "Healthy"
     hs.message = said(c.Resolved, "resolved")
+  elseif c.Resolved ~= nil and c.Resolved.reason == "NameTaken" then
+    hs.status = "Degraded"
+    hs.message = said(c.Resolved, "memory holds another incident of this name")
   elseif c.MemoryAvailable ~= nil and c.MemoryAvailable.status == "False" then
     hs.status = "Degraded"
     hs.message = said(c.MemoryAvailable, "the outcome waits for memory")

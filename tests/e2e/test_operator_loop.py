@@ -344,6 +344,50 @@ def test_an_alert_that_fires_again_after_its_outcome_is_recalled_by_its_new_inci
     assert status["recommendation"]["mode"] != "novel", status["recommendation"]
 
 
+def test_an_incident_name_used_again_does_not_replace_the_memory_of_the_first(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, memory_path: Path
+) -> None:
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    def page(description: str) -> dict[str, Any]:
+        return {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "disk-9"},
+                "spec": {**DISK, "description": description}}
+
+    def resolve(summary: str) -> dict[str, Any]:
+        until("disk-9 triaged", lambda: get_status("disk-9").get("recommendation"))
+        kubectl("patch", "incident", "disk-9", "-n", namespace, "--type=merge", "-p", json.dumps(
+            {"spec": {"resolution": {"summary": summary, "confirmedBy": "oncall-a"}}}), check=True)
+        return until("disk-9's outcome settled",  # type: ignore[no-any-return]
+                     lambda: (s := get_status("disk-9")).get("memory", {}).get("key")
+                     and (s["memory"].get("consolidated") or s["memory"].get("refused")) and s)
+
+    def remembered() -> Any:
+        store = EmbeddedMemory(memory_path)
+        try:
+            return asyncio.run(store.get("disk-9", namespace))
+        finally:
+            asyncio.run(store.close())
+
+    first = page("disk on two data nodes passed 95%")
+    apply(kubectl, namespace, first)
+    assert resolve("raised the watermarks")["memory"]["consolidated"]
+    assert remembered().resolution.summary == "raised the watermarks"
+
+    # Deleted (a clean-up), and the name used again for another failure.
+    kubectl("delete", "incident", "disk-9", "-n", namespace, "--wait=true", check=True)
+    apply(kubectl, namespace, page("snapshots filled the data disks"))
+    refused = resolve("deleted the snapshots")
+    assert refused["memory"]["refused"] and "another incident named disk-9" in refused["memory"]["refused"]
+    settled = _conditions(refused)["Resolved"]
+    assert (settled["status"], settled["reason"]) == ("False", "NameTaken"), settled
+    assert remembered().resolution.summary == "raised the watermarks", "the first outcome is still memory's"
+
+    # The first incident applied again as it was (a sync re-creating it): its own place, written.
+    kubectl("delete", "incident", "disk-9", "-n", namespace, "--wait=true", check=True)
+    apply(kubectl, namespace, first)
+    assert resolve("raised the watermarks")["memory"]["consolidated"]
+
+
 def test_after_the_redis_migration_the_vm_restart_is_stale(
     operator: Any, kubectl: Any, namespace: str, get_status: Any
 ) -> None:

@@ -60,6 +60,14 @@ async def test_remember_then_get_round_trips_exactly(backend: MemoryBackend, his
     assert await backend.get("inc-0002") is None
 
 
+async def test_a_memory_keeps_the_uid_of_the_incident_object_it_came_from(backend: MemoryBackend, history: Any) -> None:
+    # What tells a name deleted and used again from the same incident (consolidation.name_taken).
+    memory = history.memory("inc-0002").model_copy(update={"uid": "6f1c7e0a-0000-4000-8000-000000000002"})
+    await backend.remember(memory)
+    back = await backend.get("inc-0002", "default")
+    assert back is not None and back.uid == memory.uid
+
+
 async def test_the_same_incident_in_two_namespaces_is_two_memories(backend: MemoryBackend, history: Any) -> None:
     memory = history.memory("inc-0001")
     other = memory.model_copy(update={"namespace": "team-b"})

@@ -111,6 +111,9 @@ INCIDENT_CASES = [
                                                              "outcome waits in the outbox: 503"),
                                                cond("Resolved", False, "OutboxPending", "retried")),
                                        resolution=RESOLUTION), "Degraded", "outcome waits in the outbox"),
+    ("name taken in memory", incident(triaged(TRIAGED, RECALLED, cond(
+        "Resolved", False, "NameTaken", "memory already holds another incident named inc-1")),
+        resolution=RESOLUTION), "Degraded", "another incident named inc-1"),
     ("resolved", incident(triaged(TRIAGED, RECALLED, cond("Resolved", True, "Consolidated",
                                                           "outcome written into memory")),
                           resolution=RESOLUTION), "Healthy", "outcome written into memory"),

@@ -12,6 +12,7 @@ from recall_operator.domain.consolidation import (
     as_remembered,
     count_runbook_outcomes,
     memory_text,
+    name_taken,
     names_runbook,
     related_incident,
     runbook_outcome,
@@ -171,3 +172,16 @@ def test_conditions_keep_the_transition_time_until_status_changes() -> None:
     conds, _ = set_condition(conds, "Stale", False, "Fresh", "", 3, t3)
     assert [c["type"] for c in conds] == ["Ready", "Stale"]
     assert condition(conds, "Missing") is None
+
+
+def test_a_name_used_again_by_another_incident_does_not_replace_its_memory() -> None:
+    held = memory("inc-1", runbook="rb").model_copy(update={"uid": "uid-1"})
+    other = memory("inc-1", res=resolution(None, [("failed over by hand", "succeeded")]),
+                   description="a different failure").model_copy(update={"uid": "uid-2"})
+    why = name_taken(held, other)
+    assert why is not None and "another incident named inc-1" in why and "another name" in why
+    # The same object (a correction), the same incident applied again, or no uid to tell by: written.
+    assert name_taken(held, held.model_copy(update={"resolved_at": T0 + timedelta(days=1)})) is None
+    assert name_taken(held, held.model_copy(update={"uid": "uid-3", "resolved_at": T0 + timedelta(days=1)})) is None
+    assert name_taken(held.model_copy(update={"uid": None}), other) is None
+    assert name_taken(None, other) is None

@@ -73,6 +73,9 @@ ROWS: list[tuple[str, dict[str, Any], dict[str, Any], str | None, bool, str, tup
         memory={"key": "k1", "outbox": "pending", "lastError": "connection refused"}),
      "Resolved", False, "OutboxPending", ("connection refused",)),
     ("resolved, being written", {"resolution": RESOLUTION}, {}, "Resolved", False, "Consolidating", ()),
+    ("resolved, the name is another incident's in memory", {"resolution": RESOLUTION}, status(
+        memory={"key": "k1", "refused": "memory already holds another incident named inc-1"}),
+     "Resolved", False, "NameTaken", ("another incident named inc-1",)),
     ("resolved while a step runs", {"resolution": RESOLUTION}, status(
         recommendation=ACTIONABLE, execution=run("Running"), memory={"key": "k1", "consolidated": "k1"}),
      "Resolved", True, "Resolved", ()),

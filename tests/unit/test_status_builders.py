@@ -181,6 +181,19 @@ def test_memory_down_is_a_condition_not_a_crash() -> None:
     assert "connection refused" in cond["message"]
 
 
+def test_an_outcome_memory_must_not_take_is_settled_said_and_not_retried() -> None:
+    key = st.resolution_key({"summary": "restarted"})
+    refused = st.refused_status({}, key, 2, NOW, "memory already holds another incident named inc-1")
+    server = st.prune_none(refused.patch)
+    assert st.is_settled(server, key)
+    assert not st.is_settled(server, st.resolution_key({"summary": "a correction"}))  # a new outcome is tried
+    resolved = {c["type"]: c for c in server["conditions"]}["Resolved"]
+    assert (resolved["status"], resolved["reason"]) == ("False", "NameTaken")
+    # Written after all (the other memory went away, a correction): the refusal is cleared.
+    done = st.consolidated_status(server, key, "embedded", [], 2, NOW)
+    assert st.prune_none({**server, **done.patch})["memory"].get("refused") is None
+
+
 def test_outbox_then_consolidated() -> None:
     resolution = {"rootCause": "x", "runbook": "redis-restart", "actions": [{"action": "a", "result": "succeeded"}]}
     key = st.resolution_key(resolution)
@@ -188,10 +201,11 @@ def test_outbox_then_consolidated() -> None:
     pending = st.outbox_status({}, key, 1, NOW, "down")
     assert pending.patch["memory"]["outbox"] == "pending"
     server = st.prune_none(pending.patch)
-    assert not st.is_consolidated(server, key)
+    assert not st.is_settled(server, key)
     done = st.consolidated_status(server, key, "embedded", ["redis-restart"], 1, NOW)
     merged = {**server, **st.prune_none(done.patch)}
-    assert st.is_consolidated(merged, key)
+    assert st.is_settled(merged, key)
+    assert not st.is_settled(merged, "another-outcome")
     assert "outbox" not in merged["memory"]
     resolved = {c["type"]: c for c in merged["conditions"]}["Resolved"]
     assert resolved["status"] == "True"

@@ -190,6 +190,24 @@ def empty_outcome(resolution: Resolution) -> bool:
     return not resolution.summary.strip() and not resolution.actions
 
 
+def name_taken(held: EpisodicMemory | None, new: EpisodicMemory) -> str | None:
+    """Why `new` must not be written over `held`, the memory of its name; None when it may.
+
+    Memory holds one incident per name. An Incident deleted and created again
+    under the same name is another object (another uid): writing its outcome
+    would replace the first one's, and that outcome would be lost. The same
+    incident applied again (a sync that re-creates it, its report and outcome
+    unchanged) takes its own place. A memory without a uid cannot tell.
+    """
+    if held is None or not held.uid or not new.uid or held.uid == new.uid:
+        return None
+    if (held.spec, held.resolution) == (new.spec, new.resolution):
+        return None
+    return (f"memory already holds another incident named {held.incident}, resolved "
+            f"{held.resolved_at:%Y-%m-%d %H:%M} UTC, from an Incident since deleted; this outcome would replace "
+            f"it: record it on an Incident of another name")
+
+
 def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> RunbookRecord:
     executed = succeeded = 0
     for res in resolutions:

@@ -60,6 +60,8 @@ def _resolved(spec: Mapping[str, Any], status: Mapping[str, Any]) -> Lifecycle:
     if memory.get("outbox") == "pending":
         return Lifecycle(RESOLVED, False, "OutboxPending",
                          f"outcome recorded{by}; writing it into memory is retried: {memory.get('lastError') or 'memory unavailable'}")
+    if memory.get("refused") is not None:
+        return Lifecycle(RESOLVED, False, "NameTaken", f"outcome recorded{by}; not written into memory: {memory['refused']}")
     if memory.get("consolidated") and memory.get("consolidated") == memory.get("key"):
         return Lifecycle(RESOLVED, True, "Resolved", f"outcome recorded{by} and written into memory")
     return Lifecycle(RESOLVED, False, "Consolidating", f"outcome recorded{by}; the operator is writing it into memory")

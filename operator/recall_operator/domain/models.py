@@ -235,3 +235,6 @@ class EpisodicMemory(_Model):
     # What the summary and root cause state that nothing recorded about the
     # incident says (grounding.unsupported_claims), worked out when it is consolidated.
     unsupported: tuple[str, ...] = derived(default=())
+    # The uid of the Incident object it came from (None: written before it was kept, or replayed):
+    # a name deleted and used again is another incident (consolidation.name_taken).
+    uid: str | None = derived(default=None)

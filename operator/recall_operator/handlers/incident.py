@@ -49,7 +49,7 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
-    current_outcome, empty_outcome, names_runbook, remembered_outcome, runbook_outcome,
+    current_outcome, empty_outcome, name_taken, names_runbook, remembered_outcome, runbook_outcome,
 )
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
@@ -325,6 +325,7 @@ async def consolidate(
     memo: kopf.Memo,
     ctx: Context,
     opener: str | None = None,
+    uid: str | None = None,
 ) -> st.StatusChange:
     key = st.resolution_key(resolution)
     now = clock(memo)()
@@ -336,11 +337,15 @@ async def consolidate(
              if n in (res.runbook, res.reported_runbook) or any(names_runbook(a.action, n) for a in res.actions)]
     episode = EpisodicMemory(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
-        resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named),
+        resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named), uid=uid,
     )
     try:
         if memory is None:
             raise MemoryUnavailable("no memory backend was opened")
+        taken = name_taken(await memory.get(name, namespace), episode)
+        if taken is not None:
+            kopf_logger.warning(f"{namespace}/{name}: outcome not written into memory: {taken}")
+            return st.refused_status(status, key, generation, now, taken)
         await memory.remember(episode)
     except MemoryUnavailable as exc:
         metrics.memory_up(False)  # metrics
@@ -397,10 +402,10 @@ async def evaluate(
         return st.invalid_status(status, generation, now, f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
     ctx = catalog.context_for(namespace, now, **indexes)
     if resolution is not None:
-        if st.is_consolidated(status, st.resolution_key(resolution)):
+        if st.is_settled(status, st.resolution_key(resolution)):
             return None
         return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx,
-                                 opened_by({"metadata": meta}))
+                                 opened_by({"metadata": meta}), str(meta.get("uid") or "") or None)
     config = operator_settings(memo)
     assessment, plan, error = await triage(incident, ctx, memo.get("memory"), config.gate())
     dna = incident_dna(incident.spec, ctx.topology)
@@ -562,7 +567,7 @@ def _retries(memo: kopf.Memo) -> set[tuple[str, str]]:
 def needs_attention(spec: Mapping[str, Any], status: Mapping[str, Any], **_: Any) -> bool:
     """Open incidents (re-evaluated) and outcomes not yet in memory (retried); closed ones rest."""
     resolution = current_outcome(spec)
-    return resolution is None or not st.is_consolidated(status, st.resolution_key(resolution))
+    return resolution is None or not st.is_settled(status, st.resolution_key(resolution))
 
 
 def answered(spec: Mapping[str, Any], status: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:

@@ -326,6 +326,7 @@ def consolidated_status(
     desired = {
         "memory": {
             "outbox": None,
+            "refused": None,
             "key": key,
             "consolidated": key,
             "backend": backend,
@@ -340,8 +341,22 @@ def consolidated_status(
     return StatusChange(only_changes(current, desired), transitions)
 
 
-def is_consolidated(status: Mapping[str, Any], key: str) -> bool:
-    return (status.get("memory") or {}).get("consolidated") == key
+def is_settled(status: Mapping[str, Any], key: str) -> bool:
+    """The outcome under `key` needs nothing more: written into memory, or refused for good (`refused_status`)."""
+    memory = status.get("memory") or {}
+    return memory.get("consolidated") == key or (memory.get("refused") is not None and memory.get("key") == key)
+
+
+def refused_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, why: str) -> StatusChange:
+    """The outcome is recorded, and memory must not take it (consolidation.name_taken): said, not retried."""
+    conditions, transitions = _conditions(
+        current.get("conditions") or [], [(RESOLVED, False, "NameTaken", why)], generation, now
+    )
+    desired = {
+        "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": why},
+        "conditions": conditions,
+    }
+    return StatusChange(only_changes(current, desired), transitions)
 
 
 def runbook_counts_status(
