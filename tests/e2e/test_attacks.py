@@ -15,6 +15,9 @@ gets through: the same user signs with their own name, which admission lets by.
 - an incident the alert bridge opened needs two approvers (item 5);
 - a runbook that really ran on one service is never actionable against a
   neighbouring service it does not list (gate policy fix_for_other_services).
+- a responder's pointer from an alert's first Incident to an unrelated open
+  one does not take the alert's next firing (the bridge follows only an
+  Incident it opened for that alert).
 
 Every wait ends (support.wait_for names what it waited for); "nothing ran" is
 asserted only after something observable shows the operator has passed by.
@@ -296,6 +299,55 @@ def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(
     values = {e["name"]: e.get("value") for j in dry for e in j["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert values.get("SERVICE") == "cart", values
     ATTACKS.append("a runbook aimed at a service it was not written for")
+
+
+def test_a_pointer_planted_on_an_alert_s_incident_does_not_swallow_its_next_page(
+    env: Env, namespace: str, k8s_api: Any
+) -> None:
+    # The first Incident of an alert names the newest one its later firings opened; a responder may
+    # edit annotations. Pointed at an unrelated open Incident, the alert's next firing would only
+    # patch that one, and nobody would be paged.
+    import asyncio
+    from datetime import UTC, datetime
+
+    from recall_operator.bridge.alertmanager import alert_to_incident
+    from recall_operator.bridge.server import IncidentWriter
+
+    env.apply({"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "quiet-open"},
+               "spec": SPEC})
+
+    def page(start: str) -> Any:
+        alert = {"status": "firing", "fingerprint": "0ddba11", "startsAt": start,
+                 "labels": {"alertname": "CartLatency", "service": "cart"},
+                 "annotations": {"summary": SPEC["title"]}}
+        item = alert_to_incident(alert, namespace=namespace, received_at=datetime.now(UTC))
+        assert not isinstance(item, str), item
+        return item
+
+    def write(item: Any) -> tuple[str, str]:
+        async def go() -> tuple[str, str]:
+            writer = IncidentWriter(k8s_api, namespace, workers=1)
+            try:
+                done = await writer.write(item)
+                return done.outcome, done.name
+            finally:
+                writer.close()
+
+        return asyncio.run(go())
+
+    first = page("2026-03-01T00:00:00Z")
+    assert write(first) == ("created", first.name)
+    closed = env.as_user(MALLORY, "patch", "incident", first.name, "--type=merge", "-p", json.dumps(
+        {"spec": {"resolution": {"summary": "cache warmed", "confirmedBy": MALLORY}}}))
+    assert closed.returncode == 0, closed.stderr
+    planted = env.as_user(MALLORY, "annotate", "incident", first.name, "recall.dev/alert-latest-incident=quiet-open")
+    assert planted.returncode == 0, planted.stderr  # the API server lets a responder edit annotations
+
+    again = page("2026-03-09T00:00:00Z")
+    assert write(again) == ("created", f"{first.name}-20260309000000")
+    quiet = env.get("incidents.recall.dev", "quiet-open")["metadata"].get("annotations") or {}
+    assert not any(k.startswith("recall.dev/alert-") for k in quiet), quiet
+    ATTACKS.append("a planted pointer to another Incident: the alert's next firing still opens its own")
 
 
 def test_zz_report() -> None:

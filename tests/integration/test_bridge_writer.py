@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from recall_operator.api import API_VERSION, GROUP, VERSION
+from recall_operator.domain.approval_rules import BRIDGE_OPENER
 from recall_operator.bridge.alertmanager import AlertIncident
 from recall_operator.bridge.server import IncidentWriter, WriteFailure
 
@@ -180,8 +181,11 @@ CLOSED = {"summary": "restarted the consumers", "confirmedBy": "oncall-a",
 
 def _firing(name: str, namespace: str, start: str, firing: str = "firing",
             seen: str = "2026-01-01T00:00:00Z") -> AlertIncident:
+    """An alert as the bridge maps it: tracking annotations patched, the opener set only on create."""
     item = _item(name, namespace, firing, seen)
-    item.manifest["metadata"]["annotations"][STARTS] = start
+    tracking = item.patch["metadata"]["annotations"]
+    tracking.update({STARTS: start, "recall.dev/alert-fingerprint": f"fp-{name}"})
+    item.manifest["metadata"]["annotations"] = {**tracking, "recall.dev/opened-by": BRIDGE_OPENER}
     return item
 
 
@@ -256,6 +260,7 @@ def test_an_open_incident_takes_a_flap_but_not_a_firing_a_day_after_its_alert_re
 
     def resolved(start: str, at: str) -> AlertIncident:
         item = _firing("alert-o", namespace, start, "resolved")
+        item.patch["metadata"]["annotations"]["recall.dev/alert-resolved-at"] = at
         item.manifest["metadata"]["annotations"]["recall.dev/alert-resolved-at"] = at
         return item
 

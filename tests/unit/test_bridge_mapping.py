@@ -492,3 +492,15 @@ def test_a_later_firing_links_its_own_panel_page_and_the_incident_before_it() ->
     # The first stays as it was.
     assert inc.manifest["metadata"]["annotations"][am.ANN_PANEL].endswith("/incidents/alert-0123456789abcdef")
     assert am.ANN_RECURRENCE_OF not in inc.manifest["metadata"]["annotations"]
+
+
+def test_only_an_incident_the_bridge_opened_for_this_alert_is_one_of_its_firings() -> None:
+    inc = _mapped()
+    theirs = {"metadata": {"annotations": {am.ANN_FINGERPRINT: "0123456789abcdef", am.OPENED_BY: am.BRIDGE_OPENER}}}
+    assert am.alert_incident_of(theirs, inc)
+    # Opened by a person (admission sets the opener), or for another alert: not followed.
+    by_hand = {"metadata": {"annotations": {am.ANN_FINGERPRINT: "0123456789abcdef", am.OPENED_BY: "mallory"}}}
+    other = {"metadata": {"annotations": {am.ANN_FINGERPRINT: "fedcba9876543210", am.OPENED_BY: am.BRIDGE_OPENER}}}
+    assert not am.alert_incident_of(by_hand, inc)
+    assert not am.alert_incident_of(other, inc)
+    assert not am.alert_incident_of({"metadata": {}}, inc)

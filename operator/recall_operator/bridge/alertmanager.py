@@ -517,6 +517,19 @@ def ended_firing(incident: Mapping[str, Any], item: AlertIncident) -> bool:
     return resolved is not None and began is not None and began - resolved >= REFIRE_AFTER
 
 
+def alert_incident_of(incident: Mapping[str, Any], item: AlertIncident) -> bool:
+    """Whether `incident` is one the bridge opened for this alert (its fingerprint, opened by the bridge).
+
+    The first Incident's pointer to the newest (``ANN_LATEST``) is an annotation
+    anyone who may edit Incidents can change; followed blindly, it would send
+    the alert's later firings into an unrelated open Incident, and no new one
+    would page. The opener is the creating user, set by admission.
+    """
+    annotations = (incident.get("metadata") or {}).get("annotations") or {}
+    mine = item.patch["metadata"]["annotations"].get(ANN_FINGERPRINT)
+    return annotations.get(OPENED_BY) == BRIDGE_OPENER and annotations.get(ANN_FINGERPRINT) == mine
+
+
 def recurrence_name(first: str, start: str) -> str:
     """The Incident of a later firing: the first one's name and the firing's start, ``<first>-YYYYMMDDHHMMSS``.
 

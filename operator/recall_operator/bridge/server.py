@@ -55,6 +55,7 @@ from .alertmanager import (
     AlertIncident,
     BridgeError,
     Mapped,
+    alert_incident_of,
     check_request,
     ended_firing,
     map_payload,
@@ -202,11 +203,11 @@ class IncidentWriter:
             return item, first is not None
         previous = item.name
         latest = ((first.get("metadata") or {}).get("annotations") or {}).get(ANN_LATEST)
-        if isinstance(latest, str) and latest and latest != item.name:
-            found = self._read(latest)
-            if found is not None and not ended_firing(found, item):
-                return renamed(item, latest), True
-            previous = latest
+        found = self._read(latest) if isinstance(latest, str) and latest and latest != item.name else None
+        if found is not None and alert_incident_of(found, item):
+            if not ended_firing(found, item):
+                return renamed(item, str(latest)), True
+            previous = str(latest)
         return renamed(item, recurrence_name(item.name, item.starts_at), recurrence_of=previous), None
 
     def _point(self, first: str, latest: str) -> None:
