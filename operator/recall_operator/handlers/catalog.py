@@ -268,7 +268,6 @@ async def _record_from_memory(
     except MemoryUnavailable as exc:
         kopf_logger.warning(f"Runbook {namespace}/{name}: its record in memory cannot be read now ({exc})")
         return
-    asked.add(uid)
     now = _now()
     written: list[dict[str, Any]] = []
 
@@ -277,7 +276,9 @@ async def _record_from_memory(
         written[:] = [new] if new and new["countedFromMemory"]["counted"] else []
         return new
 
-    if not (await change_runbook_status(memo.api, namespace, name, from_memory) and written):
+    changed = await change_runbook_status(memo.api, namespace, name, from_memory)
+    asked.add(uid)  # only once answered: a write that failed is tried again on the next event
+    if not (changed and written):
         return
     record = written[0]
     message = (f"track record counted from memory: {record['timesExecuted']} outcomes ({record['timesSucceeded']}"
