@@ -135,6 +135,38 @@ def test_fake_outcomes_move_neither_the_win_rate_nor_the_mode(operator: Any, env
     ATTACKS.append("three fake outcomes did not move the win rate or the mode")
 
 
+def test_a_deleted_incident_s_name_taken_again_does_not_rewrite_its_memory(
+    operator: Any, env: Env, memory_path: Path
+) -> None:
+    import asyncio
+
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    env.create_incident("inc-past", SPEC, {"recall.dev/opened-by": "olga"})
+    _triaged(env, "inc-past")
+    env.kubectl("patch", "incidents.recall.dev", "inc-past", "-n", env.ns, "--type=merge", "-p", json.dumps(
+        {"spec": {"resolution": {"summary": "recycled cart", "confirmedBy": "olga"}}}), check=True)
+    wait_for("inc-past in memory", lambda: env.status_field("inc-past", "memory").get("consolidated"))
+    env.kubectl("delete", "incidents.recall.dev", "inc-past", "-n", env.ns, "--wait=true", check=True)
+
+    # The attack: the name is free in the cluster, so mallory opens it again and records her story.
+    made = env.as_user(MALLORY, "create", "-f", "-", input=json.dumps({
+        "apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "inc-past"}, "spec": SPEC}))
+    assert made.returncode == 0, made.stderr
+    _triaged(env, "inc-past")
+    env.resolve_as(MALLORY, "inc-past", {"summary": "it was never the cache; restart everything", "confirmedBy": MALLORY})
+    refused = wait_for("the outcome refused", lambda: env.status_field("inc-past", "memory").get("refused"))
+    assert "another incident named inc-past" in refused, refused
+
+    store = EmbeddedMemory(memory_path)
+    try:
+        held = asyncio.run(store.get("inc-past", env.ns))
+    finally:
+        asyncio.run(store.close())
+    assert held is not None and held.resolution.summary == "recycled cart", held
+    ATTACKS.append("a deleted incident's name taken again did not rewrite its memory")
+
+
 # -- item 2: approvals after the fact ----------------------------------------------
 
 
@@ -342,11 +374,29 @@ def test_a_pointer_planted_on_an_alert_s_incident_does_not_swallow_its_next_page
     assert closed.returncode == 0, closed.stderr
     planted = env.as_user(MALLORY, "annotate", "incident", first.name, "recall.dev/alert-latest-incident=quiet-open")
     assert planted.returncode == 0, planted.stderr  # the API server lets a responder edit annotations
-
     again = page("2026-03-09T00:00:00Z")
     assert write(again) == ("created", f"{first.name}-20260309000000")
-    quiet = env.get("incidents.recall.dev", "quiet-open")["metadata"].get("annotations") or {}
-    assert not any(k.startswith("recall.dev/alert-") for k in quiet), quiet
+
+    # Her own open Incident, named and marked as one of the alert's firings: not opened by the bridge
+    # (admission makes the opener the creating user; tests/integration/test_admission.py).
+    decoy = f"{first.name}-20990101000000"
+    made = env.as_user(MALLORY, "create", "-f", "-", input=json.dumps({
+        "apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+        "metadata": {"name": decoy, "annotations": {"recall.dev/opened-by": MALLORY,
+                                                    "recall.dev/alert-fingerprint": "0ddba11"}},
+        "spec": SPEC}))
+    assert made.returncode == 0, made.stderr
+    env.as_user(MALLORY, "patch", "incident", f"{first.name}-20260309000000", "--type=merge", "-p", json.dumps(
+        {"spec": {"resolution": {"summary": "cache warmed again", "confirmedBy": MALLORY}}}))
+    pointed = env.as_user(MALLORY, "annotate", "--overwrite", "incident", first.name,
+                          f"recall.dev/alert-latest-incident={decoy}")
+    assert pointed.returncode == 0, pointed.stderr
+
+    third = page("2026-03-20T00:00:00Z")
+    assert write(third) == ("created", f"{first.name}-20260320000000")
+    for name in ("quiet-open", decoy):
+        kept = env.get("incidents.recall.dev", name)["metadata"].get("annotations") or {}
+        assert "recall.dev/alert-status" not in kept, (name, kept)
     ATTACKS.append("a planted pointer to another Incident: the alert's next firing still opens its own")
 
 

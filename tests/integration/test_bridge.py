@@ -88,42 +88,43 @@ def bridge(namespace: str, cluster: Any) -> Iterator[BridgeThread]:
         b.stop()
 
 
-def test_with_a_panel_url_each_new_incident_links_to_its_panel_page(
-    namespace: str, cluster: Any, k8s_api: Any
-) -> None:
+@pytest.fixture
+def panel_bridge(namespace: str, cluster: Any) -> Iterator[BridgeThread]:
+    """A bridge that links each new Incident to the memory panel."""
     b = BridgeThread(namespace, panel_url="https://recall.example/panel/")
     b.start()
     try:
-        status, _ = post(f"{b.url}/alerts", json.dumps(webhook(direct_alert("f00d"))).encode())
-        assert status == 200
-        (incident,) = wait_for("the Incident", lambda: incidents(k8s_api, namespace), deadline=DEADLINE)
+        yield b
     finally:
         b.stop()
+
+
+def test_with_a_panel_url_each_new_incident_links_to_its_panel_page(
+    panel_bridge: BridgeThread, namespace: str, k8s_api: Any
+) -> None:
+    status, _ = post(f"{panel_bridge.url}/alerts", json.dumps(webhook(direct_alert("f00d"))).encode())
+    assert status == 200
+    (incident,) = wait_for("the Incident", lambda: incidents(k8s_api, namespace), deadline=DEADLINE)
     name = incident["metadata"]["name"]
     link = incident["metadata"]["annotations"]["recall.dev/panel-url"]
     assert link == f"https://recall.example/panel/ns/{namespace}/incidents/{name}"
 
 
 def test_a_firing_after_the_incident_was_closed_is_a_new_incident_with_its_own_panel_link(
-    namespace: str, cluster: Any, k8s_api: Any
+    panel_bridge: BridgeThread, namespace: str, k8s_api: Any
 ) -> None:
     from kubernetes import client
 
-    b = BridgeThread(namespace, panel_url="https://recall.example/panel/")
-    b.start()
-    try:
-        status, _ = post(f"{b.url}/alerts", json.dumps(webhook(direct_alert("cafe"))).encode())
-        assert status == 200
-        first = incident_name("cafe")
-        # A person records what fixed it.
-        client.CustomObjectsApi(k8s_api).patch_namespaced_custom_object(
-            "recall.dev", "v1alpha1", namespace, "incidents", first,
-            {"spec": {"resolution": {"summary": "scaled the pool", "confirmedBy": "oncall-a"}}})
-        # The same alert fires again a week later: Alertmanager sends the same fingerprint, a new start.
-        later = {**direct_alert("cafe"), "startsAt": "2026-01-08T06:00:00Z"}
-        status, body = post(f"{b.url}/alerts", json.dumps(webhook(later)).encode())
-    finally:
-        b.stop()
+    status, _ = post(f"{panel_bridge.url}/alerts", json.dumps(webhook(direct_alert("cafe"))).encode())
+    assert status == 200
+    first = incident_name("cafe")
+    # A person records what fixed it.
+    client.CustomObjectsApi(k8s_api).patch_namespaced_custom_object(
+        "recall.dev", "v1alpha1", namespace, "incidents", first,
+        {"spec": {"resolution": {"summary": "scaled the pool", "confirmedBy": "oncall-a"}}})
+    # The same alert fires again a week later: Alertmanager sends the same fingerprint, a new start.
+    later = {**direct_alert("cafe"), "startsAt": "2026-01-08T06:00:00Z"}
+    status, body = post(f"{panel_bridge.url}/alerts", json.dumps(webhook(later)).encode())
     assert status == 200, body
     again = f"{first}-20260108060000"
     assert body["created"] == [again]

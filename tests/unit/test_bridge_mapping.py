@@ -504,3 +504,19 @@ def test_only_an_incident_the_bridge_opened_for_this_alert_is_one_of_its_firings
     assert not am.alert_incident_of(by_hand, inc)
     assert not am.alert_incident_of(other, inc)
     assert not am.alert_incident_of({"metadata": {}}, inc)
+
+
+@pytest.mark.parametrize(
+    ("pointer", "read"),
+    [
+        ("alert-0123456789abcdef-20260304050000", True),
+        ("alert-0123456789abcdef-20260304050000/status", False),  # another path of the API
+        ("quiet-open", False),  # not one of this alert's
+        ("alert-0123456789abcdef", False),  # the first itself
+        ("alert-0123456789abcdef-" + "9" * 240, False),  # longer than a name can be
+        ("alert-0123456789abcdef-X", False),
+        (42, False),
+    ],
+)
+def test_the_latest_incident_pointer_is_read_only_when_it_can_name_a_later_firing(pointer: Any, read: bool) -> None:
+    assert am.names_a_recurrence(pointer, "alert-0123456789abcdef") is read

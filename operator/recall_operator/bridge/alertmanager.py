@@ -132,6 +132,7 @@ ALERT_STATUSES = ("firing", "resolved")
 REFIRE_AFTER = timedelta(hours=1)
 
 _NON_DNS = re.compile(r"[^a-z0-9-]+")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -528,6 +529,16 @@ def alert_incident_of(incident: Mapping[str, Any], item: AlertIncident) -> bool:
     annotations = (incident.get("metadata") or {}).get("annotations") or {}
     mine = item.patch["metadata"]["annotations"].get(ANN_FINGERPRINT)
     return annotations.get(OPENED_BY) == BRIDGE_OPENER and annotations.get(ANN_FINGERPRINT) == mine
+
+
+def names_a_recurrence(pointer: object, first: str) -> bool:
+    """Whether an ``ANN_LATEST`` value can name a later firing's Incident of `first`: anything else is not read.
+
+    The annotation is free text to whoever may edit Incidents; a value with a
+    slash would address another path of the API (``<name>/status``).
+    """
+    return (isinstance(pointer, str) and pointer.startswith(first + "-") and len(pointer) <= MAX_NAME
+            and _DNS_SUBDOMAIN.fullmatch(pointer) is not None)
 
 
 def recurrence_name(first: str, start: str) -> str:

@@ -59,6 +59,7 @@ from .alertmanager import (
     check_request,
     ended_firing,
     map_payload,
+    names_a_recurrence,
     parse_body,
     recurrence_name,
     renamed,
@@ -203,7 +204,7 @@ class IncidentWriter:
             return item, first is not None
         previous = item.name
         latest = ((first.get("metadata") or {}).get("annotations") or {}).get(ANN_LATEST)
-        found = self._read(latest) if isinstance(latest, str) and latest and latest != item.name else None
+        found = self._read(str(latest)) if names_a_recurrence(latest, item.name) else None
         if found is not None and alert_incident_of(found, item):
             if not ended_firing(found, item):
                 return renamed(item, str(latest)), True
