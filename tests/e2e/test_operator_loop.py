@@ -376,6 +376,11 @@ def test_an_incident_name_used_again_does_not_replace_the_memory_of_the_first(
     # Deleted (a clean-up), and the name used again for another failure.
     kubectl("delete", "incident", "disk-9", "-n", namespace, "--wait=true", check=True)
     apply(kubectl, namespace, page("snapshots filled the data disks"))
+    # The first disk-9's memory is this one's precedent, said to be an earlier incident of the name.
+    triaged = until("the second disk-9 triaged", lambda: (s := get_status("disk-9")).get("recommendation") and s)
+    assert "disk-9" in [m["incident"] for m in triaged["matches"]], triaged["matches"]
+    assert any("earlier incident of this name" in w for w in triaged["recommendation"]["warnings"] or []), \
+        triaged["recommendation"]
     refused = resolve("deleted the snapshots")
     assert refused["memory"]["refused"] and "another incident named disk-9" in refused["memory"]["refused"]
     settled = _conditions(refused)["Resolved"]

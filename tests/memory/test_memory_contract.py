@@ -16,7 +16,9 @@ import pytest
 from recall_operator.domain.consolidation import runbook_history
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, Recalled, memory_features
-from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, RecallQuery, interleave, recall_query
+from recall_operator.memory.base import (
+    MemoryBackend, MemoryUnavailable, RecallQuery, interleave, recall_precedents, recall_query,
+)
 from recall_operator.memory.embedded import EmbeddedMemory
 from recall_operator.memory.hindsight import HindsightMemory, telling_words
 
@@ -99,6 +101,23 @@ async def test_recall_never_returns_the_asking_incident(stored: MemoryBackend, h
     names = await recalled(stored, query_for(history, "inc-0008", limit=5))
     assert "inc-0008" not in names
     assert "inc-0001" in names  # the same connection leak, two months earlier
+
+
+async def test_an_earlier_incident_of_the_same_name_is_recalled_as_a_precedent(
+    stored: MemoryBackend, history: Any
+) -> None:
+    # inc-0008 (uid A) was remembered, deleted, and its name used again by another object (uid B).
+    held = history.memory("inc-0008").model_copy(update={"uid": "00000000-0000-4000-8000-00000000000a"})
+    await stored.remember(held)
+    asking = history.incidents["inc-0008"].model_copy(update={"uid": "00000000-0000-4000-8000-00000000000b"})
+    asking = asking.model_copy(update={"spec": asking.spec.model_copy(update={"description": "the pool ran dry again"})})
+    found = await recall_precedents(stored, asking, history.topology)
+    assert [m.incident for m in found].count("inc-0008") == 1 and "inc-0001" in [m.incident for m in found]
+    assert next(m for m in found if m.incident == "inc-0008").resolution == held.resolution
+    # The object that wrote the memory, or the same report applied again, is not its own precedent.
+    for itself in (asking.model_copy(update={"uid": held.uid}),
+                   history.incidents["inc-0008"].model_copy(update={"uid": "00000000-0000-4000-8000-00000000000b"})):
+        assert "inc-0008" not in [m.incident for m in await recall_precedents(stored, itself, history.topology)]
 
 
 async def test_recall_finds_a_memory_by_its_error_signature_words(stored: MemoryBackend) -> None:

@@ -147,6 +147,20 @@ def test_the_asking_incident_is_never_its_own_precedent() -> None:
     assert result.matches == [] and result.recommendation.mode == "novel"
 
 
+def test_an_earlier_incident_of_the_same_name_is_a_precedent_and_said_to_be_one() -> None:
+    # inc-0017 was remembered, deleted, and its name used again (another uid) for the same failure.
+    held = REDIS_PRECEDENT.model_copy(update={"uid": "uid-first"})
+    again = incident("inc-0017", **{**REDIS_TEXT, "description": "redis latency again, same node"})
+    ctx = context(catalog=[VM_RESTART, MANAGED], records=RECORDS)
+    result = assess(again.model_copy(update={"uid": "uid-second"}), [held], ctx)
+    assert [m.incident for m in result.matches] == ["inc-0017"]
+    assert (result.recommendation.mode, result.recommendation.runbook) == ("actionable", "redis-restart-vm")
+    said = [w for w in result.recommendation.warnings if "earlier incident of this name" in w]
+    assert said and f"{held.resolved_at:%Y-%m-%d}" in said[0], result.recommendation.warnings
+    # The object that wrote it asks again (a re-evaluation): not its own precedent.
+    assert assess(again.model_copy(update={"uid": "uid-first"}), [held], ctx).matches == []
+
+
 def test_precedents_that_disagree_keep_it_advisory() -> None:
     a = runbook("fix-a", ["cart-service"], ["latency-spike"])
     b = runbook("fix-b", ["cart-service"], ["latency-spike"])

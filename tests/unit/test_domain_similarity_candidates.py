@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from recall_operator.domain.candidates import clean_candidates, is_confirmed, merge_repages
+from recall_operator.domain.candidates import clean_candidates, is_confirmed, is_namesake, merge_repages
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.similarity import (
     ADJACENT_SERVICE_CREDIT,
@@ -28,7 +28,7 @@ from recall_operator.domain.similarity import (
     service_match,
     signal_alignment,
 )
-from domain_builders import KAFKA_TEXT, REDIS_TEXT, T0, TOPOLOGY, memory, resolution, spec
+from domain_builders import KAFKA_TEXT, REDIS_TEXT, T0, TOPOLOGY, incident, memory, resolution, spec
 
 DOC = ["redis", "timeout", "cart", "latency"]
 
@@ -239,7 +239,39 @@ def test_clean_candidates_drops_itself_and_the_unconfirmed() -> None:
         memory("inc-ok"),
         memory("inc-unconfirmed", res=resolution(confirmed_by="")),
     ]
-    assert [m.incident for m in clean_candidates("inc-self", pool)] == ["inc-ok"]
+    assert [m.incident for m in clean_candidates(incident("inc-self"), pool)] == ["inc-ok"]
+
+
+def _held(uid: str | None, **fields: object):
+    return memory("disk-9", **{"description": "disk on two data nodes passed 95%", **fields}).model_copy(
+        update={"uid": uid})
+
+
+@pytest.mark.parametrize(
+    ("held", "asking", "namesake"),
+    [
+        # Deleted and used again for another failure: the first one's memory is a precedent.
+        (_held("uid-1"), incident("disk-9", description="snapshots filled the data disks").model_copy(
+            update={"uid": "uid-2"}), True),
+        # The same object: its own memory, never its precedent.
+        (_held("uid-1"), incident("disk-9", description="snapshots filled the data disks").model_copy(
+            update={"uid": "uid-1"}), False),
+        # The same report applied again (a sync re-creating it): the incident itself.
+        (_held("uid-1"), incident("disk-9", description="disk on two data nodes passed 95%").model_copy(
+            update={"uid": "uid-2"}), False),
+        # Without both uids the two cannot be told apart (a memory from before uids, a replay).
+        (_held(None), incident("disk-9", description="snapshots filled the data disks").model_copy(
+            update={"uid": "uid-2"}), False),
+        (_held("uid-1"), incident("disk-9", description="snapshots filled the data disks"), False),
+        # Another name is no namesake.
+        (_held("uid-1"), incident("disk-10", description="snapshots").model_copy(update={"uid": "uid-2"}), False),
+    ],
+)
+def test_is_namesake(held, asking, namesake: bool) -> None:
+    assert is_namesake(held, asking) is namesake
+    kept = [m.incident for m in clean_candidates(asking, [held, memory("inc-ok")])]
+    assert kept == (["disk-9", "inc-ok"] if namesake else
+                    ["inc-ok"] if held.incident == asking.name else ["disk-9", "inc-ok"])
 
 
 def _paged(name: str, minutes: float, fingerprint: str = "fp-1"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.models import EpisodicMemory, Incident
 from recall_operator.domain.similarity import ScoredMemory
 
 # Alertmanager re-sends a still-firing alert; a page with the same fingerprint
@@ -19,9 +19,22 @@ def is_confirmed(memory: EpisodicMemory) -> bool:
     return bool(res.confirmed_by or res.actions or res.runbook)
 
 
-def clean_candidates(incident: str, candidates: Sequence[EpisodicMemory]) -> list[EpisodicMemory]:
+def is_namesake(memory: EpisodicMemory, incident: Incident) -> bool:
+    """The memory of an earlier incident that had this incident's name, from an object since deleted.
+
+    A name deleted and used again is another incident (consolidation.name_taken),
+    and its memory a precedent like any other. The same report applied again
+    (a sync re-creating the object) is the incident itself; without both uids
+    the two cannot be told apart.
+    """
+    return (memory.incident == incident.name and bool(incident.uid) and bool(memory.uid)
+            and memory.uid != incident.uid and memory.spec != incident.spec)
+
+
+def clean_candidates(incident: Incident, candidates: Sequence[EpisodicMemory]) -> list[EpisodicMemory]:
     """Drop the asking incident itself and anything without a confirmed outcome."""
-    return [c for c in candidates if c.incident != incident and is_confirmed(c)]
+    return [c for c in candidates
+            if (c.incident != incident.name or is_namesake(c, incident)) and is_confirmed(c)]
 
 
 def fingerprint(memory: EpisodicMemory) -> str | None:

@@ -108,6 +108,9 @@ class Incident(_Model):
     name: str
     spec: IncidentSpec
     namespace: str = "default"
+    # The object's uid (None: not known, as in a replay): tells the memory of an
+    # earlier incident that had this name from this incident's own.
+    uid: str | None = None
 
 
 class RunbookStep(_Model):

@@ -155,7 +155,7 @@ def assess(
     settings: Settings = Settings(),
     chain: Sequence[Policy] = CHAIN,
 ) -> Assessment:
-    cleaned = clean_candidates(incident.name, candidates)
+    cleaned = clean_candidates(incident, candidates)
     # A store that kept each memory's features hands them over with the candidates.
     features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None
     scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights, features)
@@ -175,11 +175,19 @@ def assess(
             # The deciding policy may repeat a line of the evidence (the manual
             # fix a catalog runbook describes): each is said once, and the
             # deciding reason stays last, where on-call reads why.
-            warnings=list(dict.fromkeys([*decision.warnings, *([] if novel else found.warnings)])),
+            warnings=list(dict.fromkeys([*decision.warnings, *([] if novel else found.warnings),
+                                         *_namesake_warnings(incident, cleaned, matches)])),
             evidence=[] if novel else found.names,
             reasons=[*(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
         ),
     )
+
+
+def _namesake_warnings(incident: Incident, cleaned: Sequence[EpisodicMemory], matches: Sequence[Match]) -> list[str]:
+    """Say so when a match bears this incident's own name: an earlier Incident, since deleted."""
+    shown = {m.incident for m in matches}
+    return [f"match {c.incident} is an earlier incident of this name (resolved {c.resolved_at:%Y-%m-%d %H:%M} UTC),"
+            " since deleted, not this one" for c in cleaned if c.incident == incident.name and c.incident in shown]
 
 
 def _matches(

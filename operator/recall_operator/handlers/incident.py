@@ -66,7 +66,7 @@ from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
 from recall_operator.kube.events import event_body, post_or_log
-from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_query
+from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_precedents, recall_query
 
 PLURAL = "incidents"
 kopf_logger = logging.getLogger("recall_operator.handlers.incident")
@@ -257,7 +257,7 @@ async def triage(
     else:
         try:
             with metrics.timed(metrics.RECALL_SECONDS):  # metrics
-                candidates = await memory.recall(recall_query(incident, ctx.topology))
+                candidates = await recall_precedents(memory, incident, ctx.topology)
         except MemoryUnavailable as exc:
             error = str(exc) or type(exc).__name__
     metrics.memory_up(error is None)  # metrics
@@ -291,7 +291,7 @@ async def _propose_contradiction(episode: EpisodicMemory, ctx: Context, memory: 
     """
     incident = Incident(name=episode.incident, namespace=episode.namespace, spec=episode.spec)
     try:
-        candidates = clean_candidates(episode.incident, await memory.recall(recall_query(incident, ctx.topology)))
+        candidates = clean_candidates(incident, await memory.recall(recall_query(incident, ctx.topology)))
     except MemoryUnavailable:
         return
     scored = [
@@ -390,7 +390,7 @@ async def evaluate(
     resolution = current_outcome(raw_spec)  # the newest correction, else the recorded outcome
     try:
         incident = Incident(
-            name=name, namespace=namespace,
+            name=name, namespace=namespace, uid=str(meta.get("uid") or "") or None,
             spec=IncidentSpec.model_validate({k: v for k, v in raw_spec.items()
                                               if k not in ("resolution", "corrections")}),
         )

@@ -11,7 +11,9 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+from recall_operator.domain.candidates import is_namesake
 from recall_operator.domain.models import EpisodicMemory, Incident
+from recall_operator.domain.similarity import Recalled
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
 
@@ -46,6 +48,24 @@ def recall_query(incident: Incident, topology: Topology) -> RecallQuery:
         neighbours=tuple(sorted(topology.neighbours(spec.service))),
         namespace=incident.namespace,
     )
+
+
+async def recall_precedents(memory: MemoryBackend, incident: Incident, topology: Topology) -> list[EpisodicMemory]:
+    """What memory recalls for an incident, with the memory of an earlier incident of its name.
+
+    Every backend leaves the asking incident's name out of recall, as it
+    cannot be its own precedent. When that name was deleted and used again
+    (another uid), the memory it holds is another incident's, often the
+    closest one: it is handed over too, and the domain scores it like any other.
+    """
+    found = await memory.recall(recall_query(incident, topology))
+    if not incident.uid:
+        return found
+    held = await memory.get(incident.name, incident.namespace)
+    if held is None or not is_namesake(held, incident):
+        return found
+    kept = found.features if isinstance(found, Recalled) else [None] * len(found)
+    return Recalled([*found, held], [*kept, None])
 
 
 def search_terms(query: RecallQuery) -> list[str]:
