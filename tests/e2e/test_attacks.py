@@ -13,6 +13,9 @@ gets through: the same user signs with their own name, which admission lets by.
 - a forged status.execution, or a forged actionable recommendation, runs no
   Job (item 3);
 - an incident the alert bridge opened needs two approvers (item 5);
+- a success claimed for a runbook whose run the operator saw fail is
+  remembered as reported, after the failure the operator observed: it
+  counts as a failure and the runbook is not actionable for a look-alike;
 - a runbook that really ran on one service is never actionable against a
   neighbouring service it does not list (gate policy fix_for_other_services).
 - a responder's pointer from an alert's first Incident to an unrelated open
@@ -25,6 +28,7 @@ asserted only after something observable shows the operator has passed by.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -269,6 +273,59 @@ def test_nobody_dates_a_runbook_to_outrank_memory(env: Env) -> None:
 # -- a neighbour's runbook (gate policy fix_for_other_services) -------------------
 
 
+def _run_approved_by_bob(env: Env, namespace: str, incident: str, spec: dict[str, Any],
+                         annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """The runbook really run for an incident olga opened: recommended, dry-run, approved by bob, its Jobs run."""
+    env.create_incident(incident, spec, {"recall.dev/opened-by": "olga", **(annotations or {})})
+    plan_hash = env.recommend(incident, spec, RUNBOOK_NAME, RUNBOOK)  # standing in for the first triage
+    with kept_default_registry(), run_execution(namespace) as runner:  # the full operator after it needs it back
+        wait_for("dry-run results", lambda: env.dry_run_of(incident, plan_hash))
+        env.approve_as("bob", incident, f"bob-{incident}", plan_hash)
+        ran = wait_for("the run to finish", lambda: (e := env.status_field(incident, "execution")).get("state")
+                       in ("Succeeded", "Failed", "Stopped", "RolledBack") and e, deadline=90)
+    assert runner.exception is None, runner.output
+    return ran  # type: ignore[no-any-return]
+
+
+def test_a_run_the_operator_saw_fail_is_remembered_as_failed_whatever_the_outcome_claims(
+        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mallory records that the runbook fixed it after the operator's own run of it failed and rolled back."""
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    monkeypatch.setenv("RECALL_ALLOW_SIMULATED_FAILURE", "1")
+    words = {**SPEC, "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    ran = _run_approved_by_bob(env, namespace, "inc-cart", words, {"recall.dev/simulate-fail-step": "restart-cart"})
+    assert ran["state"] == "RolledBack", ran
+
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
+    with KopfRunner(operator_args([namespace]), timeout=60) as full:
+        env.resolve_as(MALLORY, "inc-cart", {
+            "summary": "the runbook fixed it", "runbook": RUNBOOK_NAME, "confirmedBy": MALLORY,
+            "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "succeeded"}]})
+        wait_for("inc-cart's outcome in memory", lambda: env.status_field("inc-cart", "memory").get("consolidated"))
+        env.create_incident("inc-again", words, {"recall.dev/opened-by": "olga"})
+        again = _triaged(env, "inc-again")
+    assert full.exception is None, full.output
+
+    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
+    assert (runbook_status.get("timesExecuted"), runbook_status.get("timesSucceeded")) == (1, 0), runbook_status
+    store = EmbeddedMemory(memory_path)
+    try:
+        held = asyncio.run(store.get("inc-cart", namespace))
+    finally:
+        asyncio.run(store.close())
+    assert held is not None and held.resolution.runbook is None, held
+    assert [(a.observed, a.reported, a.result) for a in held.resolution.actions] == [
+        (True, False, "failed"), (False, True, "succeeded")], held.resolution.actions
+    assert "restart-cart failed" in held.resolution.actions[0].action
+    # The look-alike is told the runbook failed here, and is not offered it to run.
+    assert not (again["mode"] == "actionable" and again["runbook"] == RUNBOOK_NAME), again
+    assert any("failed" in w and "inc-cart" in w for w in again["warnings"] or []), again
+    ATTACKS.append("a failed run claimed as a success")
+
+
 def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(
         env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Paging on a service that calls cart must not make cart's runbook act on the caller.
@@ -283,15 +340,7 @@ def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(
     env.apply({"apiVersion": "v1", "kind": "ConfigMap",
                "metadata": {"name": "topology", "labels": {"recall.dev/topology": "true"}},
                "data": {"topology": "checkout: {dependsOn: [cart]}\ncart: {dependsOn: []}\n"}})
-    first = {**words, "service": "cart"}
-    env.create_incident("inc-cart", first, {"recall.dev/opened-by": "olga"})
-    plan_hash = env.recommend("inc-cart", first, RUNBOOK_NAME, RUNBOOK)  # standing in for the first triage
-    with kept_default_registry(), run_execution(namespace) as runner:  # the full operator below needs it back
-        wait_for("dry-run results", lambda: env.dry_run_of("inc-cart", plan_hash))
-        env.approve_as("bob", "inc-cart", "bob-cart", plan_hash)
-        ran = wait_for("the run to finish", lambda: (e := env.status_field("inc-cart", "execution")).get("state")
-                       in ("Succeeded", "Failed", "Stopped", "RolledBack") and e, deadline=90)
-    assert runner.exception is None, runner.output
+    ran = _run_approved_by_bob(env, namespace, "inc-cart", {**words, "service": "cart"})
     assert ran["state"] == "Succeeded", ran
 
     monkeypatch.setenv(ENV_BACKEND, "embedded")

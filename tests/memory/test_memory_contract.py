@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from recall_operator.domain.consolidation import runbook_history
-from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.models import Action, EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, Recalled, memory_features
 from recall_operator.memory.base import (
     MemoryBackend, MemoryUnavailable, RecallQuery, interleave, recall_precedents, recall_query,
@@ -62,12 +62,18 @@ async def test_remember_then_get_round_trips_exactly(backend: MemoryBackend, his
     assert await backend.get("inc-0002") is None
 
 
-async def test_a_memory_keeps_the_uid_of_the_incident_object_it_came_from(backend: MemoryBackend, history: Any) -> None:
+async def test_a_memory_keeps_its_object_uid_and_which_actions_the_operator_observed(backend: MemoryBackend, history: Any) -> None:
     # What tells a name deleted and used again from the same incident (consolidation.name_taken).
     memory = history.memory("inc-0002").model_copy(update={"uid": "6f1c7e0a-0000-4000-8000-000000000002"})
+    # And which action the operator observed (its own failed run) rather than a person said.
+    observed = Action(action="run runbook redis-restart-vm (the operator's run: step restart failed)",
+                      result="failed", observed=True)
+    memory = memory.model_copy(update={"resolution": memory.resolution.model_copy(
+        update={"actions": (observed, *memory.resolution.actions)})})
     await backend.remember(memory)
     back = await backend.get("inc-0002", "default")
     assert back is not None and back.uid == memory.uid
+    assert back.resolution.actions[0].observed and not back.resolution.actions[1].observed
 
 
 async def test_the_same_incident_in_two_namespaces_is_two_memories(backend: MemoryBackend, history: Any) -> None:

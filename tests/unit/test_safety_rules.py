@@ -23,11 +23,14 @@ from recall_operator.domain.consolidation import (
     as_remembered,
     count_runbook_outcomes,
     empty_outcome,
+    failed_run_here,
+    final_outcome,
     memory_text,
     remembered_outcome,
     runbook_outcome,
     runbook_run_here,
 )
+from recall_operator.domain.guards import failed_before
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -174,7 +177,7 @@ def test_a_success_claimed_for_a_runbook_the_operator_never_ran_here_is_only_rep
     assert count_runbook_outcomes([res] * 3, "k8s-rollback-deploy").times_executed == 0
     text = memory_text(EpisodicMemory(incident="inc-9", spec=IncidentSpec(service="cart", title="t"),
                                       resolution=res, resolved_at=NOW))
-    assert "Runbook reported, not run by the operator: k8s-rollback-deploy" in text
+    assert "Runbook reported, not seen to succeed by the operator: k8s-rollback-deploy" in text
     assert "run runbook k8s-rollback-deploy: succeeded (reported by a person;" in text
     # Another runbook ran here: this one's claimed success is still only reported.
     assert as_remembered(CLAIM, CATALOG, ran="redis-flush").reported_runbook == "k8s-rollback-deploy"
@@ -218,6 +221,70 @@ def test_status_execution_says_which_runbook_ran_here() -> None:
     assert runbook_run_here(older) == "k8s-rollback-deploy"
     res = remembered_outcome(CLAIM, CATALOG, ran, opener="olga")
     assert runbook_outcome(res, "k8s-rollback-deploy") == "succeeded"
+
+
+def _ran(state: str, *results: str) -> dict[str, Any]:
+    return {"execution": {"state": state, "runbook": "k8s-rollback-deploy", "approvedBy": "bob",
+                          "steps": [{"name": n, "phase": "run", "result": r}
+                                    for n, r in zip(("show-history", "undo-rollout"), results)]}}
+
+
+@pytest.mark.parametrize(
+    ("status", "failed"),
+    [
+        (_ran("Failed", "succeeded", "failed"), "step undo-rollout failed"),
+        (_ran("RolledBack", "succeeded", "failed"), "step undo-rollout failed, completed steps rolled back"),
+        (_ran("Succeeded", "succeeded", "succeeded"), None),
+        (_ran("Running", "succeeded", "running"), None),
+        # A dry-run failed: the plan never ran, so no fix failed here.
+        (_ran("Failed", "pending", "pending"), None),
+        ({}, None),
+    ],
+)
+def test_how_the_operators_own_run_failed(status: dict[str, Any], failed: str | None) -> None:
+    assert failed_run_here(status) == failed
+
+
+HAND_FIX = Resolution.model_validate({
+    "summary": "scaled the pool by hand", "confirmedBy": "carol",
+    "actions": [{"action": "scaled the connection pool to 200", "result": "succeeded"}],
+})
+
+
+def test_a_failed_run_the_outcome_leaves_out_is_remembered_as_observed() -> None:
+    res = remembered_outcome(HAND_FIX, CATALOG, _ran("RolledBack", "succeeded", "failed"), opener="olga")
+    first = res.actions[0]
+    assert (first.result, first.observed, first.reported) == ("failed", True, False)
+    assert "k8s-rollback-deploy" in first.action and "undo-rollout failed" in first.action
+    assert res.actions[1:] == HAND_FIX.actions
+    # It counts against the runbook and keeps it from being actionable under the same conditions.
+    assert runbook_outcome(res, "k8s-rollback-deploy") == "failed"
+    remembered = EpisodicMemory(incident="inc-9", spec=IncidentSpec(service="cart", title="t"), resolution=res,
+                                resolved_at=NOW)
+    assert failed_before([remembered], CATALOG) == {"k8s-rollback-deploy": "inc-9"}
+    # How the incident ended is what people did, not the failed run before it.
+    assert final_outcome(res) == "succeeded"
+    assert final_outcome(res.model_copy(update={"actions": res.actions[:1]})) == "succeeded"
+    # A run that succeeded adds nothing.
+    assert remembered_outcome(HAND_FIX, CATALOG, _ran("Succeeded", "succeeded", "succeeded"), "olga") == HAND_FIX
+
+
+def test_a_success_claimed_for_a_run_the_operator_saw_fail_is_only_reported() -> None:
+    res = remembered_outcome(CLAIM, CATALOG, _ran("Failed", "succeeded", "failed"), opener="olga")
+    assert res.runbook is None and res.reported_runbook == "k8s-rollback-deploy"
+    assert [(a.observed, a.reported, a.result) for a in res.actions] == [
+        (True, False, "failed"), (False, True, "succeeded"), (False, False, "succeeded")]
+    assert runbook_outcome(res, "k8s-rollback-deploy") == "failed"
+    text = memory_text(EpisodicMemory(incident="inc-9", spec=IncidentSpec(service="cart", title="t"),
+                                      resolution=res, resolved_at=NOW))
+    assert "the operator did not see it succeed" in text and "(the operator's run: step undo-rollout failed)" in text
+
+
+def test_an_outcome_that_records_the_failed_run_itself_is_kept_as_written() -> None:
+    told = HAND_FIX.model_copy(update={"actions": (
+        *Resolution.model_validate({"actions": [{"action": "run runbook k8s-rollback-deploy", "result": "failed"}]}
+                                   ).actions, *HAND_FIX.actions)})
+    assert remembered_outcome(told, CATALOG, _ran("Failed", "succeeded", "failed"), opener="olga") == told
 
 
 def test_an_empty_outcome_is_not_one() -> None:

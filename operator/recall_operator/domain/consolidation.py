@@ -10,7 +10,10 @@ incident is remembered as a reported action. It is shown as such, backs no
 runbook as a precedent and adds nothing to a win rate; a reported failure
 still counts against a runbook (believing it is the safe side). A success
 confirmed only by the person who opened the incident and approved the run
-is one voice, not two: it too is remembered as reported.
+is one voice, not two: it too is remembered as reported. A run of the
+operator's own that failed is not a person's to overturn: a success claimed
+for it is reported, and when the outcome does not mention the failure,
+memory keeps it as an action the operator observed.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from recall_operator.domain.models import ActionResult, EpisodicMemory, Resolution, RunbookRecord
+from recall_operator.domain.models import Action, ActionResult, EpisodicMemory, Resolution, RunbookRecord
 
 NOT_RECORDED = "not recorded"
 NOT_YET_RESOLVED = "not yet resolved"
-REPORTED_NOTE = " (reported by a person; the operator did not run it for this incident)"
+# Either the operator never ran it for this incident, or its run failed (an observed action says so).
+REPORTED_NOTE = " (reported by a person; the operator did not see it succeed for this incident)"
 # Execution states in which the operator's own Jobs ran at least part of a plan.
 RAN_STATES = frozenset({"Succeeded", "Failed", "RolledBack"})
 
@@ -57,7 +61,7 @@ def memory_text(memory: EpisodicMemory) -> str:
         f"Root cause: {res.root_cause or NOT_YET_RESOLVED}",
         f"What happened and what fixed it: {res.summary or NOT_YET_RESOLVED}",
         f"Runbook that resolved it: {res.runbook or 'none (resolved by hand or not at all)'}",
-        *([f"Runbook reported, not run by the operator: {res.reported_runbook}"] if res.reported_runbook else []),
+        *([f"Runbook reported, not seen to succeed by the operator: {res.reported_runbook}"] if res.reported_runbook else []),
         "Actions, in order, with their results:",
         *([f"- {a.action}: {a.result}{REPORTED_NOTE if a.reported else ''}" for a in res.actions]
           or ["- none recorded"]),
@@ -83,8 +87,13 @@ def related_incident(resolution: Resolution) -> str | None:
 
 
 def final_outcome(resolution: Resolution) -> ActionResult:
-    """How the incident ended: the last action's result; a confirmed resolution with no action succeeded."""
-    return resolution.actions[-1].result if resolution.actions else "succeeded"
+    """How the incident ended: the last action's result; a confirmed resolution with no action succeeded.
+
+    The operator's own failed run (an observed action) comes before what people
+    did, and does not say how the incident ended.
+    """
+    said = [a for a in resolution.actions if not a.observed]
+    return said[-1].result if said else "succeeded"
 
 
 def names_runbook(text: str, runbook: str) -> bool:
@@ -136,20 +145,34 @@ def runbook_run_here(status: Mapping[str, Any]) -> str | None:
     return str(runbook) if runbook else None
 
 
+def failed_run_here(status: Mapping[str, Any]) -> str | None:
+    """How the operator's own run of the incident's plan failed (`runbook_run_here`); None: it did not fail."""
+    execution = status.get("execution") or {}
+    state = execution.get("state")
+    if state not in ("Failed", "RolledBack") or runbook_run_here(status) is None:
+        return None
+    failed = next((s.get("name") for s in execution.get("steps") or [] if s.get("result") == "failed"), None)
+    said = f"step {failed} failed" if failed else "a step failed"
+    return said + (", completed steps rolled back" if state == "RolledBack" else "")
+
+
 def _approvers(status: Mapping[str, Any]) -> set[str]:
     return {a for a in str((status.get("execution") or {}).get("approvedBy") or "").split(",") if a}
 
 
 def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | None,
-                  opener: str | None = None, approvers: Iterable[str] = ()) -> Resolution:
+                  opener: str | None = None, approvers: Iterable[str] = (), failed: str | None = None) -> Resolution:
     """The outcome as memory keeps it: successes nobody but the claimant can vouch for become reported.
 
     `runbooks` are the runbooks an action may name, `ran` the one this
     operator ran here (None: none), `opener` and `approvers` who opened the
-    incident and approved that run.
+    incident and approved that run, `failed` how that run failed (None: it
+    did not). The operator saw a failed run fail: a success claimed for it is
+    reported, and an outcome that does not record the failure gets it as an
+    observed action, first, as the run came before the outcome.
     """
     one_voice = bool(opener) and resolution.confirmed_by == opener and opener in set(approvers)
-    vouched = None if one_voice else ran
+    vouched = None if one_voice or failed else ran
     names = {*runbooks, *([resolution.runbook] if resolution.runbook else [])}
     actions = tuple(
         a.model_copy(update={"reported": True})
@@ -158,6 +181,9 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
         else a
         for a in resolution.actions
     )
+    if ran and failed and not any(names_runbook(a.action, ran) and a.result != "succeeded" for a in actions):
+        actions = (Action(action=f"run runbook {ran} (the operator's run: {failed})", result="failed", observed=True),
+                   *actions)
     update: dict[str, Any] = {"actions": actions}
     if resolution.runbook and resolution.runbook != vouched:
         update.update(runbook=None, reported_runbook=resolution.runbook)
@@ -167,7 +193,8 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
 def remembered_outcome(resolution: Resolution, runbooks: Iterable[str], status: Mapping[str, Any],
                        opener: str | None) -> Resolution:
     """`as_remembered` for an incident on the cluster, from what its status records of the run."""
-    return as_remembered(resolution, runbooks, runbook_run_here(status), opener, _approvers(status))
+    return as_remembered(resolution, runbooks, runbook_run_here(status), opener, _approvers(status),
+                         failed_run_here(status))
 
 
 def current_outcome(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -67,6 +67,9 @@ class Action(_Model):
     # Said by a person, not seen by the operator: a success claimed for a runbook
     # the operator did not run for that incident (domain.consolidation).
     reported: bool = derived(default=False)
+    # Seen by the operator, not said by a person: its own run of the incident's
+    # plan that failed, kept when the outcome does not say so (domain.consolidation).
+    observed: bool = derived(default=False)
 
 
 class Resolution(_Model):
