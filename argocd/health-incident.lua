@@ -1,6 +1,6 @@
 -- Argo CD health of a recall.dev Incident, from its status conditions and lifecycle.
 --   Progressing  not triaged yet (or the spec changed since), a plan's Jobs running,
---                a confirmed outcome on its way into memory
+--                a confirmed outcome on its way into memory (or waiting for the operator's run)
 --   Suspended    a plan waits for a person: an Approval, or a stop someone asked for
 --   Degraded     the spec is invalid, memory could not be reached, the plan failed,
 --                memory holds another incident of this name (the outcome is not written)

@@ -9,16 +9,21 @@ depending on what recall would recommend; only the execution handlers run.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from kopf.testing import KopfRunner
 
 from kit import KubeEnv, cart_runbook, kept_default_registry
 from kit import execution_operator as operator
 from recall_operator.domain import execution as machine
+from recall_operator.handlers import ENV_BACKEND, ENV_PATH
 from recall_operator.kube import jobs as jobkit
+from recall_operator.runner import operator_args
 from support import wait_for
 
 pytestmark = pytest.mark.integration
@@ -190,6 +195,72 @@ def test_operator_restart_mid_run_never_runs_a_step_twice(env: Env, namespace: s
     assert names == sorted(jobkit.job_name(INCIDENT, "run", s, 1) for s in STEP_NAMES)
     assert len(env.jobs(f"{jobkit.LABEL_PHASE}=dryrun")) == 3  # dry-runs not repeated either
     assert [s["result"] for s in ex["steps"]] == ["succeeded"] * len(STEP_NAMES)
+
+
+def _resolve_mid_run(env: Env, namespace: str, plan_hash: str) -> dict[str, Any]:
+    """Approve, stop the operator once the first step started, and record the outcome while the run is unfinished."""
+    with kept_default_registry(), operator(namespace) as runner:  # a full operator after it needs the default back
+        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
+        env.approve("approve-1", plan_hash)
+        wait_for("the first step started", lambda: env.jobs(f"{jobkit.LABEL_PHASE}=run"))
+    assert runner.exception is None, runner.output
+    env.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", namespace, "--type=merge", "-p", json.dumps(
+        {"spec": {"resolution": {"summary": "the runbook fixed it", "runbook": "cart-hot-keys",
+                                 "confirmedBy": "carol"}}}), check=True)
+    before = env.status("execution")
+    assert before.get("state") == "Running", before
+    return before
+
+
+def test_a_resolved_incident_s_run_the_restarted_operator_cannot_verify_stops_and_says_so(
+        env: Env, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A restart without RECALL_STATUS_KEY: the new process has a key of its own. An open
+    # incident is triaged again and runs on; a resolved one never is, and waited for ever.
+    _resolve_mid_run(env, namespace, env.setup())
+    monkeypatch.setenv("RECALL_STATUS_KEY", "another-process-key")
+    with operator(namespace) as runner:
+        ex = wait_for("the run to end", lambda: (e := env.status("execution")).get("state") in machine.TERMINAL and e)
+        reasons = wait_for("the stop's Event", lambda: (r := dict(env.event_messages())).get("ExecutionStopped")
+                           and r)
+    assert runner.exception is None, runner.output
+    assert ex["state"] == "Stopped", ex
+    assert "resolved" in ex["reason"] and "nothing more runs" in ex["reason"], ex["reason"]
+    unfinished = [s["name"] for s in ex["steps"] if s["result"] not in ("succeeded", "failed")]
+    assert unfinished and f"steps not seen to finish: {', '.join(unfinished)}" in ex["reason"], ex
+    assert reasons["ExecutionStopped"] == ex["reason"]
+    cond = next(c for c in env.get("incidents.recall.dev", INCIDENT)["status"]["conditions"] if c["type"] == "Executing")
+    assert (cond["status"], cond["reason"]) == ("False", "Stopped")
+    # Nothing more was started after the restart.
+    assert len(env.jobs(f"{jobkit.LABEL_PHASE}=run")) == len(STEP_NAMES) - len(unfinished) + sum(
+        1 for s in ex["steps"] if s.get("job") and s["result"] not in ("succeeded", "failed"))
+
+
+def test_an_outcome_recorded_during_the_run_waits_for_it_and_counts_the_run_s_success(
+        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    _resolve_mid_run(env, namespace, env.setup())
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
+    with KopfRunner(operator_args([namespace]), timeout=60) as full:
+        waiting = wait_for("the outcome waiting for the run", lambda: (s := env.get(
+            "incidents.recall.dev", INCIDENT)["status"]).get("memory", {}).get("waiting") and s)
+        settled = wait_for("the outcome in memory", lambda: (s := env.get(
+            "incidents.recall.dev", INCIDENT)["status"]).get("memory", {}).get("consolidated") and s, deadline=120,
+            detail=lambda: json.dumps({k: v for k, v in env.get("incidents.recall.dev", INCIDENT)["status"].items() if k in ("execution", "memory", "conditions")}))
+    assert full.exception is None, full.output
+    resolved = next(c for c in waiting["conditions"] if c["type"] == "Resolved")
+    assert (resolved["status"], resolved["reason"]) == ("False", "RunInProgress"), resolved
+    assert settled["execution"]["state"] == "Succeeded", settled["execution"]
+    # The run succeeded: the outcome's claim is the operator's record, and the runbook counts it.
+    runbook = env.get("runbooks.recall.dev", "cart-hot-keys").get("status") or {}
+    assert (runbook.get("timesExecuted"), runbook.get("timesSucceeded")) == (1, 1), runbook
+    store = EmbeddedMemory(memory_path)
+    try:
+        held = asyncio.run(store.get(INCIDENT, namespace))
+    finally:
+        asyncio.run(store.close())
+    assert held is not None and held.resolution.runbook == "cart-hot-keys", held
 
 
 def test_a_new_run_keeps_nothing_of_an_old_run_another_writer_left(env: Env, namespace: str) -> None:

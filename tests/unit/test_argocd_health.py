@@ -114,6 +114,9 @@ INCIDENT_CASES = [
     ("name taken in memory", incident(triaged(TRIAGED, RECALLED, cond(
         "Resolved", False, "NameTaken", "memory already holds another incident named inc-1")),
         resolution=RESOLUTION), "Degraded", "another incident named inc-1"),
+    ("resolved while the operator's run goes on", incident(triaged(TRIAGED, RECALLED, cond(
+        "Resolved", False, "RunInProgress", "outcome recorded; written into memory when the operator's run ends")),
+        resolution=RESOLUTION), "Progressing", "when the operator's run ends"),
     ("resolved", incident(triaged(TRIAGED, RECALLED, cond("Resolved", True, "Consolidated",
                                                           "outcome written into memory")),
                           resolution=RESOLUTION), "Healthy", "outcome written into memory"),

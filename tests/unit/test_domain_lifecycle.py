@@ -79,6 +79,10 @@ ROWS: list[tuple[str, dict[str, Any], dict[str, Any], str | None, bool, str, tup
     ("resolved while a step runs", {"resolution": RESOLUTION}, status(
         recommendation=ACTIONABLE, execution=run("Running"), memory={"key": "k1", "consolidated": "k1"}),
      "Resolved", True, "Resolved", ()),
+    ("resolved while the operator's run goes on", {"resolution": RESOLUTION}, status(
+        recommendation=ACTIONABLE, execution=run("Running"),
+        memory={"key": "k1", "waiting": "the operator's run of runbook cart-hot-keys is going on (step b)"}),
+     "Resolved", False, "RunInProgress", ("when the operator's run ends", "step b")),
     ("corrected outcome", {"resolution": RESOLUTION, "corrections": [{"summary": "it was the cache",
                                                                       "confirmedBy": "bob"}]},
      status(memory={"key": "k2", "consolidated": "k2"}), "Resolved", True, "Resolved", ("bob",)),

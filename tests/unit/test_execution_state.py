@@ -278,3 +278,21 @@ def test_has_work(status: dict, work: bool) -> None:
     from recall_operator.domain.execution import has_work
 
     assert has_work(status) is work
+
+
+@pytest.mark.parametrize(
+    ("execution", "words", "absent"),
+    [
+        ({"steps": [{"name": "a", "result": "succeeded"}, {"name": "b", "result": "running"},
+                    {"name": "c", "result": "pending"}], "rollbacks": []},
+         ("nothing more runs", "steps not seen to finish: b, c"), ("rollbacks not run",)),
+        ({"steps": [{"name": "a", "result": "succeeded"}, {"name": "b", "result": "failed"}],
+          "rollbacks": [{"name": "a", "result": "pending"}]},
+         ("rollbacks not run: a",), ("steps not seen to finish",)),
+        ({}, ("resolved", "restarted"), ("steps not seen", "rollbacks not run")),
+    ],
+)
+def test_a_resolved_incident_s_unverifiable_run_says_what_was_left(execution, words, absent):
+    why = m.stopped_unverified(execution)
+    assert all(w in why for w in words), why
+    assert not any(w in why for w in absent), why

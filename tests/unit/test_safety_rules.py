@@ -27,6 +27,7 @@ from recall_operator.domain.consolidation import (
     final_outcome,
     memory_text,
     remembered_outcome,
+    run_in_progress,
     runbook_outcome,
     runbook_run_here,
 )
@@ -243,6 +244,22 @@ def _ran(state: str, *results: str) -> dict[str, Any]:
 )
 def test_how_the_operators_own_run_failed(status: dict[str, Any], failed: str | None) -> None:
     assert failed_run_here(status) == failed
+
+
+@pytest.mark.parametrize(
+    ("status", "going_on"),
+    [
+        (_ran("Running", "succeeded", "running"), True),
+        # Approved, waiting for its dry-run: a resolved incident's Approval is refused, and it stops.
+        ({"execution": {"state": "Pending", "runbook": "k8s-rollback-deploy"}}, True),
+        *((_ran(ended, "succeeded", "succeeded"), False) for ended in ("Succeeded", "Failed", "RolledBack", "Stopped")),
+        ({}, False),
+    ],
+)
+def test_whether_the_operators_own_run_is_going_on(status: dict[str, Any], going_on: bool) -> None:
+    said = run_in_progress(status)
+    assert (said is not None) is going_on
+    assert said is None or "k8s-rollback-deploy" in said
 
 
 HAND_FIX = Resolution.model_validate({

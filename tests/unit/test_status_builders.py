@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 from datetime import UTC, datetime, timedelta
 
 from recall_operator.domain.dna import incident_dna
@@ -20,6 +21,7 @@ from recall_operator.domain.models import (
 from recall_operator.domain.plan import build_plan
 from recall_operator.domain.recommend import Context, assess
 from recall_operator.domain.topology import Topology
+from recall_operator.domain.consolidation import RUN_WAIT
 from recall_operator.kube import status as st
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -192,6 +194,36 @@ def test_an_outcome_memory_must_not_take_is_settled_said_and_not_retried() -> No
     # Written after all (the other memory went away, a correction): the refusal is cleared.
     done = st.consolidated_status(server, key, "embedded", [], 2, NOW)
     assert st.prune_none({**server, **done.patch})["memory"].get("refused") is None
+
+
+def _running(state: str = "Running", reason: str = "step flush is running") -> dict[str, Any]:
+    return {"execution": {"state": state, "runbook": "cart-hot-keys", "reason": reason}}
+
+
+def test_an_outcome_recorded_during_the_operator_s_run_waits_for_its_end_at_most_run_wait() -> None:
+    key = st.resolution_key({"summary": "the runbook fixed it"})
+    waits = st.waits_for_run(_running(), key, NOW)
+    assert waits is not None and waits[1] == NOW and "cart-hot-keys" in waits[0] and "step flush" in waits[0]
+    wait = st.run_wait_status(_running(), key, 2, NOW, waits[1], waits[0])
+    server = {**_running(), **st.prune_none(wait.patch)}
+    resolved = {c["type"]: c for c in server["conditions"]}["Resolved"]
+    assert (resolved["status"], resolved["reason"]) == ("False", "RunInProgress")
+    assert f"{NOW + RUN_WAIT:%Y-%m-%d %H:%M}" in resolved["message"]
+    # Not settled: the loop tries again; answered under its key: the watch leaves it to the loop.
+    assert not st.is_settled(server, key) and server["memory"]["key"] == key
+    # Later passes keep the time it began to wait, and give up RUN_WAIT after it.
+    later = NOW + RUN_WAIT / 2
+    again = st.waits_for_run({**server, **_running(reason="step restart is running")}, key, later)
+    assert again is not None and again[1] == NOW and "step restart" in again[0]
+    assert st.waits_for_run(server, key, NOW + RUN_WAIT) is None
+    # A new outcome (a correction) waits from now; a run that ended lets it be written.
+    assert st.waits_for_run(server, "another-outcome", later) == (again[0].replace("restart", "flush"), later)
+    for ended in ("Succeeded", "Failed", "RolledBack", "Stopped"):
+        assert st.waits_for_run({**server, **_running(ended)}, key, later) is None
+    assert st.waits_for_run({}, key, NOW) is None
+    # Written at last: the wait is cleared.
+    done = st.consolidated_status(server, key, "embedded", ["cart-hot-keys"], 2, later)
+    assert done.patch["memory"]["waiting"] is None and done.patch["memory"]["waitingSince"] is None
 
 
 def test_outbox_then_consolidated() -> None:

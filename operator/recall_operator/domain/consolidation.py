@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from recall_operator.domain.models import Action, ActionResult, EpisodicMemory, Resolution, RunbookRecord
@@ -31,6 +32,12 @@ NOT_YET_RESOLVED = "not yet resolved"
 REPORTED_NOTE = " (reported by a person; the operator did not see it succeed for this incident)"
 # Execution states in which the operator's own Jobs ran at least part of a plan.
 RAN_STATES = frozenset({"Succeeded", "Failed", "RolledBack"})
+
+# How long an outcome recorded during the operator's own run waits for that run to end
+# (`run_in_progress`). Each step's Job has a deadline the operator enforces, so a run
+# ends well before this; the bound is there should it not, and then memory takes the
+# outcome as it stands.
+RUN_WAIT = timedelta(hours=2)
 
 # A runbook's win rate is smoothed with a prior of this many pseudo-runs at
 # this rate, so that one success in one run reads as promising, not as 100%.
@@ -143,6 +150,20 @@ def runbook_run_here(status: Mapping[str, Any]) -> str | None:
         rec = status.get("recommendation") or {}
         runbook = rec.get("runbook") if rec.get("planHash") == execution.get("planHash") else None
     return str(runbook) if runbook else None
+
+
+def run_in_progress(status: Mapping[str, Any]) -> str | None:
+    """What the operator's own run of the incident's plan is doing while it goes on; None: no run, or it ended.
+
+    An outcome recorded meanwhile waits for the run to end (RUN_WAIT at most):
+    only then does the operator know whether the runbook worked, and
+    `remembered_outcome` can vouch for its success or keep its failure.
+    """
+    execution = status.get("execution") or {}
+    if execution.get("state") not in ("Pending", "Running"):
+        return None
+    runbook = execution.get("runbook") or (status.get("recommendation") or {}).get("runbook") or "of the plan"
+    return f"the operator's run of runbook {runbook} is going on ({execution.get('reason') or 'running'})"
 
 
 def failed_run_here(status: Mapping[str, Any]) -> str | None:

@@ -216,6 +216,23 @@ def _rollback(
     return RunDecision(ROLLED_BACK, None, f"step {failed}; completed steps rolled back", run_view, rollbacks)
 
 
+def stopped_unverified(execution: Mapping[str, Any]) -> str:
+    """Why a resolved incident's run stops when the operator can no longer verify its recommendation.
+
+    After a restart (a new process key) a recommendation is verified again only
+    once the operator has triaged the incident itself, and a resolved incident is
+    never triaged again: its run would wait for ever. It ends here, saying what
+    was left; a Job already running is not stopped, only no longer watched.
+    """
+    left = [str(s.get("name")) for s in execution.get("steps") or [] if s.get("result") not in ("succeeded", "failed")]
+    undone = [str(r.get("name")) for r in execution.get("rollbacks") or []
+              if r.get("result") not in ("succeeded", "failed")]
+    return ("the incident was resolved and the operator restarted during its run: a resolved incident is not "
+            "triaged again, so its recommendation cannot be verified and nothing more runs"
+            + (f"; steps not seen to finish: {', '.join(left)}" if left else "")
+            + (f"; rollbacks not run: {', '.join(undone)}" if undone else ""))
+
+
 def has_work(status: Mapping[str, Any]) -> bool:
     """Whether an Incident's status could lead to a Job: an execution, or an actionable plan (its dry-run)."""
     rec = status.get("recommendation") or {}

@@ -60,6 +60,9 @@ def _resolved(spec: Mapping[str, Any], status: Mapping[str, Any]) -> Lifecycle:
     if memory.get("outbox") == "pending":
         return Lifecycle(RESOLVED, False, "OutboxPending",
                          f"outcome recorded{by}; writing it into memory is retried: {memory.get('lastError') or 'memory unavailable'}")
+    if memory.get("waiting"):
+        return Lifecycle(RESOLVED, False, "RunInProgress",
+                         f"outcome recorded{by}; written into memory when the operator's run ends: {memory['waiting']}")
     if memory.get("refused") is not None:
         return Lifecycle(RESOLVED, False, "NameTaken", f"outcome recorded{by}; not written into memory: {memory['refused']}")
     if memory.get("consolidated") and memory.get("consolidated") == memory.get("key"):

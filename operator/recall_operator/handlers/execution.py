@@ -370,10 +370,12 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
     plan_ok = built_hash is not None and built_hash == plan_hash
     # Only a recommendation this operator wrote for this incident leads to a Job.
     verified = machine.sealed(ctx.key, uid, rec)
-    # A resolved incident starts nothing new, dry-runs included.
+    # A resolved incident starts nothing new, dry-runs included; a dry-run it had is still
+    # followed, as the run it let start goes on (without it the run waited for it for ever).
     resolved = resolved_by(incident) is not None
-    if (verified and not resolved and rec.get("mode") == "actionable" and plan_ok
-            and _dry_run_wanted(ctx.settings, dry, execution, plan_hash)):
+    if (verified and rec.get("mode") == "actionable" and plan_ok
+            and _dry_run_wanted(ctx.settings, dry, execution, plan_hash)
+            and not (resolved and dry.get("planHash") != plan_hash)):
         if dry.get("planHash") != plan_hash:
             # Record the intent (plan, attempt) before creating Jobs, so a restart
             # in between looks for these exact Job names instead of new ones.
@@ -384,7 +386,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         attempt = int(dry["attempt"])
         observed, why = seen.observed(name, steps, attempt, ("dryrun",))
         dry_decision = machine.dry_run(steps, observed, why)
-        for c in dry_decision.create:
+        for c in [] if resolved else dry_decision.create:
             step = next(s for s in steps if s["name"] == c.step)
             manifest = jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params,
                                            service_account=account, plan_hash=plan_hash, runbook=runbook)
@@ -421,7 +423,16 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
             changes["dryRun"] = new_dry
 
     # (c) execution of the approved plan
-    if execution and execution.get("state") not in machine.TERMINAL and not verified:
+    if execution and execution.get("state") not in machine.TERMINAL and not verified and resolved:
+        # Nothing will seal a resolved incident's recommendation again: its run ends, said, instead of waiting.
+        why_stopped = machine.stopped_unverified(execution)
+        changes["execution"] = {**execution, "state": machine.STOPPED, "reason": why_stopped}
+        changes["conditions"], _ = set_condition(
+            status.get("conditions") or [], st.EXECUTING, False, machine.STOPPED, why_stopped,
+            int(incident["metadata"].get("generation", 0)), ctx.now,
+        )
+        events.append((f"Execution{machine.STOPPED}", why_stopped, True))
+    elif execution and execution.get("state") not in machine.TERMINAL and not verified:
         if execution.get("reason") != UNSEALED:
             changes["execution"] = {**execution, "reason": UNSEALED}
     elif execution and execution.get("state") not in machine.TERMINAL:

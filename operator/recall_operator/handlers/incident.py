@@ -49,7 +49,8 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
-    current_outcome, empty_outcome, name_taken, names_runbook, remembered_outcome, runbook_outcome,
+    RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, remembered_outcome, run_in_progress,
+    runbook_outcome,
 )
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
@@ -329,6 +330,12 @@ async def consolidate(
 ) -> st.StatusChange:
     key = st.resolution_key(resolution)
     now = clock(memo)()
+    waits = st.waits_for_run(status, key, now)
+    if waits is not None:  # the operator's own run goes on: only its end says whether the runbook worked
+        return st.run_wait_status(status, key, generation, now, waits[1], waits[0])
+    if run_in_progress(status) is not None:
+        kopf_logger.warning(f"{namespace}/{name}: {run_in_progress(status)} after {RUN_WAIT}; its outcome is written"
+                            " into memory as the run stands")
     # A runbook success counts only where this operator ran that runbook for this incident.
     res = remembered_outcome(Resolution.model_validate(dict(resolution)), ctx.catalog, status, opener)
     memory: MemoryBackend | None = memo.get("memory")

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from recall_operator.domain.conditions import set_condition
-from recall_operator.domain.consolidation import win_rate
+from recall_operator.domain.consolidation import RUN_WAIT, run_in_progress, win_rate
 from recall_operator.domain.dna import Dimension
 from recall_operator.domain.lifecycle import lifecycle
 from recall_operator.domain.models import EpisodicMemory, RunbookRecord
@@ -297,7 +297,8 @@ def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: da
         now,
     )
     desired = {
-        "memory": {"outbox": "pending", "key": key, "lastError": error, "consolidated": None},
+        "memory": {"outbox": "pending", "key": key, "lastError": error, "consolidated": None, "waiting": None,
+                   "waitingSince": None},
         "conditions": conditions,
     }
     return StatusChange(only_changes(current, desired), transitions)
@@ -332,6 +333,8 @@ def consolidated_status(
             "backend": backend,
             "writtenAt": now.isoformat(),
             "lastError": None,
+            "waiting": None,
+            "waitingSince": None,
             "runbooks": list(runbooks),
             # What the outcome's words claim that nothing recorded says (domain.grounding), for whoever reads it
             "unsupported": list(unsupported) or None,
@@ -339,6 +342,50 @@ def consolidated_status(
         "conditions": conditions,
     }
     return StatusChange(only_changes(current, desired), transitions)
+
+
+def run_wait_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, since: datetime,
+                    waiting: str) -> StatusChange:
+    """The outcome was recorded during the operator's own run: written into memory once the run ends.
+
+    `since` is when it began to wait (`waiting_since`, else now); it waits RUN_WAIT at most.
+    """
+    conditions, transitions = _conditions(
+        current.get("conditions") or [],
+        [(RESOLVED, False, "RunInProgress", f"outcome recorded; written into memory when the operator's run ends, "
+                                            f"{since + RUN_WAIT:%Y-%m-%d %H:%M} UTC at the latest: {waiting}")],
+        generation, now,
+    )
+    desired = {
+        "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": None,
+                   "waiting": waiting, "waitingSince": since.isoformat()},
+        "conditions": conditions,
+    }
+    return StatusChange(only_changes(current, desired), transitions)
+
+
+def waits_for_run(status: Mapping[str, Any], key: str, now: datetime) -> tuple[str, datetime] | None:
+    """What the outcome under `key` waits for, and since when; None: write it into memory now.
+
+    It waits while the operator's own run goes on (consolidation.run_in_progress),
+    RUN_WAIT at most from when it began to wait.
+    """
+    running = run_in_progress(status)
+    if running is None:
+        return None
+    since = waiting_since(status, key) or now
+    return (running, since) if now - since < RUN_WAIT else None
+
+
+def waiting_since(status: Mapping[str, Any], key: str) -> datetime | None:
+    """Since when the outcome under `key` has waited for the operator's run (`run_wait_status`); None: it has not."""
+    memory = status.get("memory") or {}
+    if memory.get("key") != key or not memory.get("waiting") or not memory.get("waitingSince"):
+        return None
+    try:
+        return datetime.fromisoformat(str(memory["waitingSince"]))
+    except ValueError:
+        return None
 
 
 def is_settled(status: Mapping[str, Any], key: str) -> bool:
@@ -353,7 +400,8 @@ def refused_status(current: Mapping[str, Any], key: str, generation: int, now: d
         current.get("conditions") or [], [(RESOLVED, False, "NameTaken", why)], generation, now
     )
     desired = {
-        "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": why},
+        "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": why,
+                   "waiting": None, "waitingSince": None},
         "conditions": conditions,
     }
     return StatusChange(only_changes(current, desired), transitions)
