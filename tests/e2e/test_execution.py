@@ -197,6 +197,23 @@ def test_operator_restart_mid_run_never_runs_a_step_twice(env: Env, namespace: s
     assert [s["result"] for s in ex["steps"]] == ["succeeded"] * len(STEP_NAMES)
 
 
+def test_a_run_whose_recommendation_turns_advisory_ends_its_step_and_stops(env: Env, namespace: str) -> None:
+    plan_hash = env.setup()
+    with operator(namespace) as runner:
+        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
+        env.approve("approve-1", plan_hash)
+        wait_for("the first step started", lambda: env.jobs(f"{jobkit.LABEL_PHASE}=run"))
+        # Re-triage during the run (an outcome elsewhere, a spec edit) says advisory now, same plan.
+        assert env.recommend(INCIDENT, INCIDENT_SPEC, "cart-hot-keys", RUNBOOK, mode="advisory") == plan_hash
+        ex = wait_for("the run to end", lambda: (e := env.status("execution")).get("state") in machine.TERMINAL and e)
+    assert runner.exception is None, runner.output
+    assert ex["state"] == "Stopped", ex
+    assert ex["reason"].startswith("the recommendation became advisory during the run; stopped before step"), ex
+    ran = [s["name"] for s in ex["steps"] if s["result"] == "succeeded"]
+    assert ran and len(ran) < len(STEP_NAMES) and not any(s["result"] == "failed" for s in ex["steps"]), ex
+    assert len(env.jobs(f"{jobkit.LABEL_PHASE}=run")) == len(ran)
+
+
 def _resolve_mid_run(env: Env, namespace: str, plan_hash: str) -> dict[str, Any]:
     """Approve, stop the operator once the first step started, and record the outcome while the run is unfinished."""
     with kept_default_registry(), operator(namespace) as runner:  # a full operator after it needs the default back

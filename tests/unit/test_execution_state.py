@@ -75,6 +75,17 @@ def test_nothing_starts_without_approval_finished_dry_run_or_after_rejection(kw,
     assert (d.state, d.create) == (state, None)
 
 
+@pytest.mark.parametrize("mode", ["novel", "advisory"])
+def test_a_run_whose_recommendation_is_no_longer_actionable_ends_its_step_then_stops(mode):
+    # Re-triage during the run (memory or the spec changed): not cut off as Failed mid-step.
+    assert run({("run", "a"): R}, mode=mode).state == "Running"
+    d = run({("run", "a"): S}, mode=mode)
+    assert (d.state, d.create) == ("Stopped", None)
+    assert d.reason == f"the recommendation became {mode} during the run; stopped before step b"
+    # A step that failed is still rolled back.
+    assert run({("run", "a"): S, ("run", "b"): S, ("run", "c"): F}, mode=mode).create == Create("rollback", "a")
+
+
 def test_rejection_mid_run_lets_the_running_step_end_then_stops():
     assert run({("run", "a"): R}, stopped=True).state == "Running"
     d = run({("run", "a"): S}, stopped=True)

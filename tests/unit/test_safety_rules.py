@@ -237,6 +237,8 @@ def _ran(state: str, *results: str) -> dict[str, Any]:
         (_ran("RolledBack", "succeeded", "failed"), "step undo-rollout failed, completed steps rolled back"),
         (_ran("Succeeded", "succeeded", "succeeded"), None),
         (_ran("Running", "succeeded", "running"), None),
+        # Cut short with no step failed (the approved plan changed under it): no failure of the runbook.
+        (_ran("Failed", "succeeded", "running"), None),
         # A dry-run failed: the plan never ran, so no fix failed here.
         (_ran("Failed", "pending", "pending"), None),
         ({}, None),

@@ -172,9 +172,11 @@ def failed_run_here(status: Mapping[str, Any]) -> str | None:
     state = execution.get("state")
     if state not in ("Failed", "RolledBack") or runbook_run_here(status) is None:
         return None
+    # A run cut short with no step failed (the plan changed under it) says nothing of the runbook.
     failed = next((s.get("name") for s in execution.get("steps") or [] if s.get("result") == "failed"), None)
-    said = f"step {failed} failed" if failed else "a step failed"
-    return said + (", completed steps rolled back" if state == "RolledBack" else "")
+    if failed is None:
+        return None
+    return f"step {failed} failed" + (", completed steps rolled back" if state == "RolledBack" else "")
 
 
 def _approvers(status: Mapping[str, Any]) -> set[str]:

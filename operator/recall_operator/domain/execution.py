@@ -144,8 +144,13 @@ def run(
     so, never just "running".
     """
     why = why or {}
+    stop_word = "rejected"
     if mode != "actionable":
-        return RunDecision("Refused", None, f"a {mode} recommendation is never executed")
+        if not any(observed.get(("run", _name(s))) for s in steps):
+            return RunDecision("Refused", None, f"a {mode} recommendation is never executed")
+        # Re-triage made it no longer actionable during the run (memory or the spec changed):
+        # as a rejection does, the step that runs ends and nothing more starts; a failure still rolls back.
+        stopped, stop_word = True, f"the recommendation became {mode} during the run"
     if not steps:
         return RunDecision("Refused", None, "the plan has no steps")
 
@@ -172,8 +177,8 @@ def run(
         # No Job for this step yet: everything before it succeeded.
         if stopped:
             if i == 0:
-                return RunDecision(STOPPED, None, "rejected before any step ran", run_view)
-            return RunDecision(STOPPED, None, f"rejected; stopped before step {_name(step)}", run_view)
+                return RunDecision(STOPPED, None, f"{stop_word} before any step ran", run_view)
+            return RunDecision(STOPPED, None, f"{stop_word}; stopped before step {_name(step)}", run_view)
         if not approved:
             return RunDecision("Pending", None, "waiting for an Approval of this planHash", run_view)
         if not dry_run_done:
