@@ -273,6 +273,13 @@ def test_nobody_dates_a_runbook_to_outrank_memory(env: Env) -> None:
 # -- a neighbour's runbook (gate policy fix_for_other_services) -------------------
 
 
+def _full_operator(namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> KopfRunner:
+    """The whole operator on an embedded memory file, started after the execution-only one."""
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(memory_path))
+    return KopfRunner(operator_args([namespace]), timeout=60)
+
+
 def _run_approved_by_bob(env: Env, namespace: str, incident: str, spec: dict[str, Any],
                          annotations: dict[str, str] | None = None) -> dict[str, Any]:
     """The runbook really run for an incident olga opened: recommended, dry-run, approved by bob, its Jobs run."""
@@ -298,9 +305,7 @@ def test_a_run_the_operator_saw_fail_is_remembered_as_failed_whatever_the_outcom
     ran = _run_approved_by_bob(env, namespace, "inc-cart", words, {"recall.dev/simulate-fail-step": "restart-cart"})
     assert ran["state"] == "RolledBack", ran
 
-    monkeypatch.setenv(ENV_BACKEND, "embedded")
-    monkeypatch.setenv(ENV_PATH, str(memory_path))
-    with KopfRunner(operator_args([namespace]), timeout=60) as full:
+    with _full_operator(namespace, memory_path, monkeypatch) as full:
         env.resolve_as(MALLORY, "inc-cart", {
             "summary": "the runbook fixed it", "runbook": RUNBOOK_NAME, "confirmedBy": MALLORY,
             "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "succeeded"}]})
@@ -343,9 +348,7 @@ def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(
     ran = _run_approved_by_bob(env, namespace, "inc-cart", {**words, "service": "cart"})
     assert ran["state"] == "Succeeded", ran
 
-    monkeypatch.setenv(ENV_BACKEND, "embedded")
-    monkeypatch.setenv(ENV_PATH, str(memory_path))
-    with KopfRunner(operator_args([namespace]), timeout=60) as full:
+    with _full_operator(namespace, memory_path, monkeypatch) as full:
         env.resolve_as(MALLORY, "inc-cart", {
             "summary": "flushed hot keys and recycled cart", "runbook": RUNBOOK_NAME, "confirmedBy": MALLORY,
             "rootCause": "redis hot keys on shard 3",

@@ -66,6 +66,12 @@ class Env(KubeEnv):
     def dry_run_done(self, plan_hash: str) -> dict[str, Any] | None:
         return self.dry_run_of(INCIDENT, plan_hash)
 
+    def start_run(self, plan_hash: str) -> None:
+        """Approve the plan once its dry-runs finished, and return when the first step's Job exists."""
+        wait_for("dry-runs finished", lambda: self.dry_run_done(plan_hash))
+        self.approve("approve-1", plan_hash)
+        wait_for("the first step started", lambda: self.jobs(f"{jobkit.LABEL_PHASE}=run"))
+
 
 @pytest.fixture
 def env(kubectl: Callable[..., Any], namespace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
@@ -177,9 +183,7 @@ def test_failing_step_rolls_back_completed_steps_in_reverse(env: Env, namespace:
 def test_operator_restart_mid_run_never_runs_a_step_twice(env: Env, namespace: str) -> None:
     plan_hash = env.setup()
     with operator(namespace) as runner:
-        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
-        env.approve("approve-1", plan_hash)
-        wait_for("the first step started", lambda: env.jobs(f"{jobkit.LABEL_PHASE}=run"))
+        env.start_run(plan_hash)
     assert runner.exception is None, runner.output
     # The operator is gone; the step it started finishes without it.
     before = env.status("execution")
@@ -200,9 +204,7 @@ def test_operator_restart_mid_run_never_runs_a_step_twice(env: Env, namespace: s
 def test_a_run_whose_recommendation_turns_advisory_ends_its_step_and_stops(env: Env, namespace: str) -> None:
     plan_hash = env.setup()
     with operator(namespace) as runner:
-        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
-        env.approve("approve-1", plan_hash)
-        wait_for("the first step started", lambda: env.jobs(f"{jobkit.LABEL_PHASE}=run"))
+        env.start_run(plan_hash)
         # Re-triage during the run (an outcome elsewhere, a spec edit) says advisory now, same plan.
         assert env.recommend(INCIDENT, INCIDENT_SPEC, "cart-hot-keys", RUNBOOK, mode="advisory") == plan_hash
         ex = wait_for("the run to end", lambda: (e := env.status("execution")).get("state") in machine.TERMINAL and e)
@@ -217,9 +219,7 @@ def test_a_run_whose_recommendation_turns_advisory_ends_its_step_and_stops(env: 
 def _resolve_mid_run(env: Env, namespace: str, plan_hash: str) -> dict[str, Any]:
     """Approve, stop the operator once the first step started, and record the outcome while the run is unfinished."""
     with kept_default_registry(), operator(namespace) as runner:  # a full operator after it needs the default back
-        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
-        env.approve("approve-1", plan_hash)
-        wait_for("the first step started", lambda: env.jobs(f"{jobkit.LABEL_PHASE}=run"))
+        env.start_run(plan_hash)
     assert runner.exception is None, runner.output
     env.kubectl("patch", "incidents.recall.dev", INCIDENT, "-n", namespace, "--type=merge", "-p", json.dumps(
         {"spec": {"resolution": {"summary": "the runbook fixed it", "runbook": "cart-hot-keys",
