@@ -35,6 +35,8 @@ CASES: list[tuple[str, str, str, bool]] = [
     (OPERATOR, "watch", "runbooks.recall.dev", True),
     (OPERATOR, "patch", "approvals.recall.dev/status", True),
     (OPERATOR, "create", "incidents.recall.dev", True),  # the alert bridge
+    (OPERATOR, "create", "contradictions.recall.dev", True),  # a proposal (handlers.incident)
+    (OPERATOR, "delete", "contradictions.recall.dev", False),
     (OPERATOR, "create", "jobs.batch", True),
     (OPERATOR, "get", "pods/log", True),
     (OPERATOR, "list", "configmaps", True),
