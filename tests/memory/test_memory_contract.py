@@ -115,6 +115,13 @@ async def test_an_earlier_incident_of_the_same_name_is_recalled_as_a_precedent(
     # inc-0008 (uid A) was remembered, deleted, and its name used again by another object (uid B).
     held = history.memory("inc-0008").model_copy(update={"uid": "00000000-0000-4000-8000-00000000000a"})
     await stored.remember(held)
+    try:
+        await _namesake_recalled(stored, history, held)
+    finally:  # the stored history is shared by the module's tests: put inc-0008 back as it was
+        await stored.remember(history.memory("inc-0008"))
+
+
+async def _namesake_recalled(stored: MemoryBackend, history: Any, held: EpisodicMemory) -> None:
     asking = history.incidents["inc-0008"].model_copy(update={"uid": "00000000-0000-4000-8000-00000000000b"})
     asking = asking.model_copy(update={"spec": asking.spec.model_copy(update={"description": "the pool ran dry again"})})
     found = await recall_precedents(stored, asking, history.topology)
