@@ -245,7 +245,14 @@ def _log_tail_sync(api: Any, namespace: str, job_name: str) -> str:
             return NO_LOG
         text = core.read_namespaced_pod_log(pods[-1]["metadata"]["name"], namespace, tail_lines=20, _request_timeout=3)
         return text[-4000:] if text else NO_LOG
-    except Exception:  # any failure to read a log is reported as no log, never invented
+    except ApiException as exc:
+        if exc.status in (401, 403):
+            # A refusal is the operator's own RBAC, not the step's: say so where the step's
+            # result is read, and in the log where an administrator looks for it.
+            kopf_logger.warning(f"cannot read the log of Job {namespace}/{job_name}'s pod: {exc.status} {exc.reason}")
+            return f"{NO_LOG}: the operator may not read this pod's log ({exc.status} {exc.reason})"
+        return NO_LOG
+    except Exception:  # any other failure to read a log is reported as no log, never invented
         return NO_LOG
 
 
