@@ -4,8 +4,8 @@ The operator runs as `recall run --memory hindsight` (a subprocess) against
 the real local API server and a real Hindsight server of this test's own
 (tests/hindsight_server.py: its API and database, restartable on the same
 data). While Hindsight is down, recorded outcomes wait in the outbox with
-`MemoryAvailable=False` and new incidents are still triaged (degraded, no
-crash); when it is back, every outbox entry drains and each memory is in the
+`MemoryAvailable=False`, one deleted meanwhile is held until its outcome
+lands, and new incidents are still triaged (degraded, no crash); when it is back, every outbox entry drains and each memory is in the
 bank exactly once, read back through the backend's own `get` and `count`.
 Waits are polls with generous deadlines.
 """
@@ -115,6 +115,11 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
             assert cond["MemoryAvailable"]["status"] == "False", cond
             assert cond["Resolved"]["status"] == "False", cond
             assert st["memory"].get("lastError"), st["memory"]
+        # Deleted while its outcome waits: held (Terminating) until memory takes it.
+        kubectl("delete", "incidents.recall.dev", DURING[0], "-n", namespace, "--wait=false", check=True)
+        held = wait_for(f"{DURING[0]}'s deletion said to wait", lambda: conditions(status(DURING[0])).get(
+            "Resolved", {}).get("reason") == "DeletionWaitsForMemory" and status(DURING[0]))
+        assert "deletion waits for it until" in conditions(held)["Resolved"]["message"], held
         # Still triaging while memory is down: degraded, not stopped.
         incident("inc-new-while-down")
         st = triaged("inc-new-while-down")
@@ -123,7 +128,9 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
         assert op.poll() is None, output()[-5000:]
 
         hindsight.start()
-        for name in DURING:
+        wait_for(f"{DURING[0]} deleted once its outcome landed",
+                 lambda: kubectl("get", "incidents.recall.dev", DURING[0], "-n", namespace).returncode != 0)
+        for name in DURING[1:]:
             st = wait_for(f"{name}'s outbox drained",
                           lambda n=name: conditions(s := status(n)).get("Resolved", {}).get("status") == "True" and s)
             assert "outbox" not in st["memory"] and st["memory"]["consolidated"], st["memory"]

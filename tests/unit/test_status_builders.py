@@ -21,7 +21,7 @@ from recall_operator.domain.models import (
 from recall_operator.domain.plan import build_plan
 from recall_operator.domain.recommend import Context, assess
 from recall_operator.domain.topology import Topology
-from recall_operator.domain.consolidation import RUN_WAIT
+from recall_operator.domain.consolidation import DELETION_WAIT, RUN_WAIT
 from recall_operator.kube import status as st
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -242,6 +242,39 @@ def test_outbox_then_consolidated() -> None:
     resolved = {c["type"]: c for c in merged["conditions"]}["Resolved"]
     assert resolved["status"] == "True"
     assert any(c["type"] == "Resolved" for c in done.transitions)
+
+
+def test_an_incident_is_held_from_deletion_only_while_its_outcome_waits_and_deletion_wait_at_most() -> None:
+    outcome = {"summary": "recycled the pods", "confirmedBy": "alice"}
+    key = st.resolution_key(outcome)
+    spec = {"service": "cart", "resolution": outcome}
+    outbox = st.prune_none(st.outbox_status({}, key, 2, NOW, "connection refused").patch)
+    run_wait = {**_running(), **st.prune_none(st.run_wait_status(_running(), key, 2, NOW, NOW, "step flush").patch)}
+    done = {**outbox, **st.prune_none(st.consolidated_status(outbox, key, "embedded", [], 2, NOW).patch)}
+    refused = st.prune_none(st.refused_status({}, key, 2, NOW, "another incident's memory").patch)
+    corrected = {**spec, "corrections": [{"summary": "it was the network", "confirmedBy": "bob"}]}
+    rows = [
+        # (spec, status, deletion asked at, held)
+        (spec, outbox, None, True),
+        (spec, run_wait, None, True),
+        (spec, done, None, False),  # in memory: nothing to lose
+        (spec, refused, None, False),  # refused for good: nothing will be written
+        (spec, {}, None, False),  # not taken yet: the handler writes it now, no extra write
+        ({"service": "cart"}, outbox, None, False),  # no outcome (it was taken back)
+        (corrected, outbox, None, False),  # a correction not taken yet: the next answer decides
+        (spec, outbox, NOW, True),
+        (spec, outbox, NOW - DELETION_WAIT + timedelta(seconds=1), True),
+        (spec, outbox, NOW - DELETION_WAIT, False),  # the deletion waited long enough: the outcome is lost
+        (spec, done, NOW, False),
+    ]
+    for row_spec, status, asked, held in rows:
+        assert st.holds_deletion(row_spec, status, asked, NOW) is held, (row_spec, status, asked)
+    # While the deletion waits, the outbox says until when, and what is lost after.
+    waiting = st.outbox_status(outbox, key, 2, NOW, "connection refused", NOW + DELETION_WAIT)
+    resolved = {c["type"]: c for c in waiting.patch["conditions"]}["Resolved"]
+    assert f"deletion waits for it until {NOW + DELETION_WAIT:%Y-%m-%d %H:%M} UTC" in resolved["message"]
+    assert "lost" in resolved["message"]
+    assert [c["type"] for c in waiting.transitions] == ["Resolved"]  # one Event says the deletion waits
 
 
 def test_runbook_counts_are_counted_once_per_incident() -> None:

@@ -39,6 +39,11 @@ RAN_STATES = frozenset({"Succeeded", "Failed", "RolledBack"})
 # outcome as it stands.
 RUN_WAIT = timedelta(hours=2)
 
+# How long the deletion of an Incident whose outcome is not yet in memory waits for
+# memory to take it. The outcome is held nowhere else, so deleting the Incident would
+# lose it; the wait is bounded so that a long outage never keeps a namespace from going.
+DELETION_WAIT = timedelta(minutes=15)
+
 # A runbook's win rate is smoothed with a prior of this many pseudo-runs at
 # this rate, so that one success in one run reads as promising, not as 100%.
 WIN_RATE_PRIOR_RUNS = 2

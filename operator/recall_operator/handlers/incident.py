@@ -10,9 +10,12 @@ outbox while memory was down (retried).
 
 The loop is one task, not a Kopf timer per incident: Kopf guards every object
 that has a timer with a finalizer, so each new Incident cost one more write and
-watch round trip before its first answer. Incidents carry no finalizer now; one
-left by an older version is removed by Kopf itself on the next event of that
-Incident (it removes its finalizer when no handler needs it), delete included.
+watch round trip before its first answer. Kopf's finalizer is on no Incident
+now; one left by an older version is removed by Kopf itself on the next event
+of that Incident (it removes its finalizer when no handler needs it), delete
+included. The operator's own finalizer (kube.status.OUTCOME_FINALIZER) is on
+an Incident only while its outcome waits for memory, so that a deletion
+cannot lose it (`_keep_outcome`).
 
 The handler watches events (kopf.on.event) rather than Kopf's create and
 update causes: those make Kopf write its bookkeeping annotations (a copy of
@@ -49,7 +52,7 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
-    RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, remembered_outcome, run_in_progress,
+    DELETION_WAIT, RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, remembered_outcome, run_in_progress,
     runbook_outcome,
 )
 from recall_operator.domain.execution import seal
@@ -61,11 +64,12 @@ from recall_operator.domain.dna import incident_dna
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.plan import PlanError, build_plan
 from recall_operator.domain.recommend import Context, Settings, assess
+from recall_operator.domain.times import parse_time
 from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expires, must_reevaluate
 from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
-from recall_operator.kube.client import Conflict, apply_status, remove_status_fields
+from recall_operator.kube.client import Conflict, apply_status, remove_status_fields, set_finalizer
 from recall_operator.kube.events import event_body, post_or_log
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_precedents, recall_query
 
@@ -327,14 +331,22 @@ async def consolidate(
     ctx: Context,
     opener: str | None = None,
     uid: str | None = None,
+    deleting: datetime | None = None,
 ) -> st.StatusChange:
+    """Write the outcome into memory and count it on its Runbooks; the status that says how it went.
+
+    `deleting`: when the Incident's deletion was requested. It waits for no
+    run then (the execution stops advancing a deleting Incident), and the
+    outbox says how long the deletion waits for memory.
+    """
     key = st.resolution_key(resolution)
     now = clock(memo)()
-    waits = st.waits_for_run(status, key, now)
+    waits = None if deleting is not None else st.waits_for_run(status, key, now)
     if waits is not None:  # the operator's own run goes on: only its end says whether the runbook worked
         return st.run_wait_status(status, key, generation, now, waits[1], waits[0])
     if run_in_progress(status) is not None:
-        kopf_logger.warning(f"{namespace}/{name}: {run_in_progress(status)} after {RUN_WAIT}; its outcome is written"
+        why = "the Incident is being deleted" if deleting is not None else f"still so after {RUN_WAIT}"
+        kopf_logger.warning(f"{namespace}/{name}: {run_in_progress(status)}, and {why}; its outcome is written"
                             " into memory as the run stands")
     # A runbook success counts only where this operator ran that runbook for this incident.
     res = remembered_outcome(Resolution.model_validate(dict(resolution)), ctx.catalog, status, opener)
@@ -357,7 +369,8 @@ async def consolidate(
     except MemoryUnavailable as exc:
         metrics.memory_up(False)  # metrics
         metrics.outbox(f"{namespace}/{name}", True)  # metrics
-        return st.outbox_status(status, key, generation, now, str(exc) or type(exc).__name__)
+        return st.outbox_status(status, key, generation, now, str(exc) or type(exc).__name__,
+                                deleting + DELETION_WAIT if deleting is not None else None)
     metrics.outbox(f"{namespace}/{name}", False)  # metrics
     metrics.memory_up(True)  # metrics
     await _propose_contradiction(episode, ctx, memory, memo)
@@ -368,6 +381,62 @@ async def consolidate(
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now):
             counted.append(rb)
     return st.consolidated_status(status, key, memory.name, counted, generation, now, episode.unsupported)
+
+
+def _held(meta: Mapping[str, Any]) -> bool:
+    """The Incident carries the operator's hold on its deletion (kube.status.OUTCOME_FINALIZER)."""
+    return st.OUTCOME_FINALIZER in (meta.get("finalizers") or ())
+
+
+async def _keep_outcome(memo: kopf.Memo, body: Mapping[str, Any], spec: Mapping[str, Any],
+                        status: Mapping[str, Any]) -> None:
+    """Hold the Incident back from deletion while its outcome waits for memory; let it go when it
+    no longer waits, or when its deletion has waited DELETION_WAIT (the outcome is then lost, and said so).
+
+    `status` is the one just written (or found unchanged). No finalizer can be
+    added once deletion began; a failure here is retried by the next pass.
+    """
+    meta = body["metadata"]
+    deleting = parse_time(meta.get("deletionTimestamp"))
+    hold = st.holds_deletion(spec, status, deleting, clock(memo)())
+    if hold == _held(meta) or (hold and deleting is not None):
+        return
+    namespace, name = meta["namespace"], meta["name"]
+    try:
+        changed = await asyncio.to_thread(set_finalizer, memo.api, GROUP, VERSION, PLURAL, namespace, name,
+                                          str(meta.get("uid") or ""), st.OUTCOME_FINALIZER, hold)
+    except Exception as exc:  # the next pass asks again
+        kopf_logger.warning(f"{namespace}/{name}: could not {'add' if hold else 'remove'} "
+                            f"{st.OUTCOME_FINALIZER}: {exc}")
+        return
+    if changed and not hold and deleting is not None and st.outcome_waits(spec, status):
+        why = (f"deleted before its outcome could be written into memory: memory was unreachable for "
+               f"{DELETION_WAIT} after the deletion was asked; the outcome is lost "
+               f"({(status.get('memory') or {}).get('lastError') or 'no error recorded'})")
+        kopf_logger.error(f"{namespace}/{name}: {why}")
+        metrics.RECONCILE_ERRORS.inc()  # metrics
+        await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Warning", "OutcomeLost", why,
+                                                                  clock(memo)(), ANSWER))
+
+
+async def _last_chance(name: str, namespace: str, spec: Mapping[str, Any], status: Mapping[str, Any],
+                       meta: Mapping[str, Any], memo: kopf.Memo, indexes: Mapping[str, Any]) -> None:
+    """An Incident deleted with an outcome the operator never took (resolved and deleted at once, or
+    while the operator handled something else): the outcome is written into memory from the last state."""
+    outcome = current_outcome(spec)
+    if outcome is None or st.is_settled(status, st.resolution_key(outcome)) or st.outcome_waits(spec, status):
+        return  # nothing recorded, in memory already, or its wait ended with the outcome said lost
+    try:
+        async with _lock(memo, meta):
+            gone = {**meta, "deletionTimestamp": meta.get("deletionTimestamp") or clock(memo)().isoformat()}
+            change = await evaluate(name, namespace, spec, status, gone, memo, indexes)
+    except Exception:
+        kopf_logger.exception(f"{namespace}/{name}: deleted; writing its outcome into memory failed, it is lost")
+        return
+    if change is not None and st.is_settled({**status, **change.patch}, st.resolution_key(outcome)):
+        kopf_logger.info(f"{namespace}/{name}: deleted; its outcome was written into memory first")
+    else:
+        kopf_logger.error(f"{namespace}/{name}: deleted before its outcome could be written into memory; it is lost")
 
 
 def _lock(memo: kopf.Memo, meta: Mapping[str, Any]) -> asyncio.Lock:
@@ -412,7 +481,8 @@ async def evaluate(
         if st.is_settled(status, st.resolution_key(resolution)):
             return None
         return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx,
-                                 opened_by({"metadata": meta}), str(meta.get("uid") or "") or None)
+                                 opened_by({"metadata": meta}), str(meta.get("uid") or "") or None,
+                                 parse_time(meta.get("deletionTimestamp")))
     config = operator_settings(memo)
     assessment, plan, error = await triage(incident, ctx, memo.get("memory"), config.gate())
     dna = incident_dna(incident.spec, ctx.topology)
@@ -456,10 +526,12 @@ async def incident_reconcile(
 ) -> None:
     namespace = namespaced(namespace)
     key, uid, generation = (namespace, name), meta.get("uid"), meta.get("generation")
-    if event.get("type") == "DELETED" or meta.get("deletionTimestamp"):
+    if event.get("type") == "DELETED" or (meta.get("deletionTimestamp") and not _held(meta)):
         _retries(memo).discard(key)  # nothing left to answer
         _written(memo).pop(uid, None)
         _evaluations(memo).pop(uid, None)
+        if event.get("type") == "DELETED":
+            await _last_chance(name, namespace, spec, status, meta, memo, _indexes(kwargs))
         return
     # Our own status write comes back as an event, as do label edits: a spec
     # that has its answer is the loop's to re-evaluate, not the watch's.
@@ -489,6 +561,7 @@ async def incident_reconcile(
                     change = await evaluate(name, namespace, spec, status, meta, memo, _indexes(kwargs))
                 if change is None or change.empty:
                     _note(memo, spec, status, meta, meta.get("resourceVersion"), change, inputs)
+                    await _keep_outcome(memo, body, spec, status)
                     break
                 # Guarded by this event's version: another writer's status (execution,
                 # lifecycle) since then makes it read the incident again and redo.
@@ -499,6 +572,7 @@ async def incident_reconcile(
                         _written(memo)[uid] = meta.get("generation")
                     _note(memo, spec, status, meta, version, change, inputs)
                     await _announce(memo, body, change)
+                    await _keep_outcome(memo, body, spec, {**status, **change.patch})
                     break
             fresh = await _read(memo.api, namespace, name)
             if fresh is None or (fresh.get("metadata") or {}).get("uid") != meta.get("uid"):
@@ -603,16 +677,19 @@ async def incident_attention_index(
     async (no hop to a worker thread) and without deep copies (each event
     brings a body of its own, parsed from the API, which nothing changes later).
     """
-    if meta.get("deletionTimestamp"):
+    deleting = bool(meta.get("deletionTimestamp"))
+    if deleting and not _held(meta):
         return None
     try:
-        if not needs_attention(spec, status):
+        # A deleting Incident the operator holds stays until the loop lets it go, settled or not.
+        if not deleting and not needs_attention(spec, status):
             return None
     except Exception as exc:  # an odd spec: the loop looks at it, and its reconcile says what is wrong
         logger.debug(f"cannot tell whether {namespace}/{name} needs attention: {exc}")
     return {(namespaced(namespace), name): {
         "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
-        "metadata": {k: meta.get(k) for k in ("name", "namespace", "uid", "generation", "resourceVersion")},
+        "metadata": {k: meta.get(k) for k in ("name", "namespace", "uid", "generation", "resourceVersion",
+                                              "deletionTimestamp", "finalizers")},
         "spec": dict(spec),
         "status": dict(status),
     }}
@@ -702,6 +779,8 @@ async def _reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Map
                               open_=current_outcome(spec) is None, retry=key in _retries(memo))
         if why is None:
             metrics.REEVALUATIONS.labels("skipped").inc()  # metrics
+            if meta.get("deletionTimestamp"):  # held with nothing waiting (a finalizer someone else put): let go
+                await _keep_outcome(memo, snapshot, spec, status)
             return "skipped"
         metrics.REEVALUATIONS.labels("evaluated").inc()  # metrics
         kopf_logger.debug(f"re-evaluating incident {key[0]}/{key[1]}: {why}")
@@ -710,6 +789,7 @@ async def _reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Map
         if change is None or change.empty:
             _retries(memo).discard(key)
             _note(memo, spec, status, meta, meta.get("resourceVersion"), change, inputs)
+            await _keep_outcome(memo, snapshot, spec, status)
             return "unchanged"
         written, version = await _write_status(memo.api, meta["namespace"], meta["name"], spec, status, change,
                                                meta, clock(memo)())
@@ -718,6 +798,7 @@ async def _reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Map
             _note(memo, spec, status, meta, version, change, inputs)
     if written:
         await _announce(memo, snapshot, change)
+        await _keep_outcome(memo, snapshot, spec, {**status, **change.patch})
         return "written"
     return "unchanged"
 

@@ -124,6 +124,42 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
     return result
 
 
+def set_finalizer(api: Any, group: str, version: str, plural: str, namespace: str, name: str, uid: str,
+                  finalizer: str, present: bool) -> bool:
+    """Add or remove one finalizer on the object `uid`, leaving the others (Kopf's, a person's) alone.
+
+    Read, then a merge patch guarded by the version read: an apply would
+    create the object were it gone, and a plain merge patch of the list could
+    drop a finalizer someone added meanwhile. False when nothing changed: the
+    object is gone or is another one, it already is as asked, or it changed
+    since it was read (Conflict; the caller's next pass asks again).
+    """
+    from urllib.parse import quote
+
+    from kubernetes import client
+
+    path = "/apis/" + "/".join(quote(p, safe="") for p in (group, version, "namespaces", namespace, plural, name))
+    code, reason, data = _send(api, "GET", path, None, "application/json")
+    if code == 404:
+        return False
+    if code >= 400:
+        raise client.ApiException(status=code, reason=reason, body=data.decode(errors="replace"))
+    meta = json.loads(data).get("metadata") or {}
+    held = list(meta.get("finalizers") or [])
+    if meta.get("uid") != uid or (finalizer in held) == present:
+        return False
+    wanted = [*held, finalizer] if present else [f for f in held if f != finalizer]
+    patch = {"metadata": {"resourceVersion": meta.get("resourceVersion"), "finalizers": wanted}}
+    code, reason, data = _send(api, "PATCH", path, patch, "application/merge-patch+json")
+    if code == 404:
+        return False
+    if code == 409:
+        raise Conflict(f"{plural}/{name}: {code} {reason}")
+    if code >= 400:
+        raise client.ApiException(status=code, reason=reason, body=data.decode(errors="replace"))
+    return True
+
+
 def post_event(api: Any, event: dict[str, Any], timeout: float | None = None) -> None:
     """Create one core/v1 Event (the body as the API takes it); raises ApiException when refused."""
     from urllib.parse import quote

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from recall_operator.domain.conditions import set_condition
-from recall_operator.domain.consolidation import RUN_WAIT, run_in_progress, win_rate
+from recall_operator.domain.consolidation import DELETION_WAIT, RUN_WAIT, current_outcome, run_in_progress, win_rate
 from recall_operator.domain.dna import Dimension
 from recall_operator.domain.lifecycle import lifecycle
 from recall_operator.domain.models import EpisodicMemory, RunbookRecord
@@ -285,17 +285,30 @@ def resolution_key(resolution: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, error: str) -> StatusChange:
-    """The outcome is confirmed but memory is down: keep it pending, durably, in status."""
+def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, error: str,
+                  deletion_waits_until: datetime | None = None) -> StatusChange:
+    """The outcome is confirmed but memory is down: keep it pending, durably, in status.
+
+    With `deletion_waits_until`, the Incident is being deleted and OUTCOME_FINALIZER holds it until then.
+    """
+    reason, pending = "OutboxPending", "outcome recorded; writing it into memory is retried until it lands"
+    if deletion_waits_until is not None:  # a reason of its own, so that the change is an Event
+        reason = "DeletionWaitsForMemory"
+        pending += (f"; the Incident's deletion waits for it until {deletion_waits_until:%Y-%m-%d %H:%M} UTC, "
+                    "and the outcome is lost if memory is still unreachable then")
     conditions, transitions = _conditions(
         current.get("conditions") or [],
         [
             (MEMORY_AVAILABLE, False, "MemoryUnavailable", f"outcome waits in the outbox: {error}"),
-            (RESOLVED, False, "OutboxPending", "outcome recorded; writing it into memory is retried until it lands"),
+            (RESOLVED, False, reason, pending),
         ],
         generation,
         now,
     )
+    said: Mapping[str, Any] = next((c for c in current.get("conditions") or [] if c.get("type") == RESOLVED), {})
+    if deletion_waits_until is not None and said.get("reason") != reason and not transitions:
+        # Not a change of status, yet worth an Event: whoever deleted it learns why it stays.
+        transitions = [c for c in conditions if c["type"] == RESOLVED]
     desired = {
         "memory": {"outbox": "pending", "key": key, "lastError": error, "consolidated": None, "waiting": None,
                    "waitingSince": None},
@@ -386,6 +399,32 @@ def waiting_since(status: Mapping[str, Any], key: str) -> datetime | None:
         return datetime.fromisoformat(str(memory["waitingSince"]))
     except ValueError:
         return None
+
+
+# The finalizer an Incident carries while its recorded outcome is not yet in memory
+# (waiting in the outbox, or for the operator's run): the outcome is held nowhere
+# else, and deleting the Incident then would lose it. Only such Incidents carry it,
+# so the answer to every other Incident costs no extra write.
+OUTCOME_FINALIZER = "recall.dev/outcome"
+
+
+def holds_deletion(spec: Mapping[str, Any], status: Mapping[str, Any], deletion_requested: datetime | None,
+                   now: datetime) -> bool:
+    """Whether the Incident keeps OUTCOME_FINALIZER: its outcome waits (`outcome_waits`), and its
+    deletion, if one was requested, has waited less than DELETION_WAIT."""
+    if not outcome_waits(spec, status):
+        return False
+    return deletion_requested is None or now - deletion_requested < DELETION_WAIT
+
+
+def outcome_waits(spec: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
+    """The Incident's current outcome was taken by the operator and waits to be written into memory:
+    in the outbox (`outbox_status`) or for the operator's run (`run_wait_status`)."""
+    outcome = current_outcome(spec)
+    memory = status.get("memory") or {}
+    if outcome is None or memory.get("key") != resolution_key(outcome):
+        return False
+    return memory.get("outbox") == "pending" or bool(memory.get("waiting"))
 
 
 def is_settled(status: Mapping[str, Any], key: str) -> bool:

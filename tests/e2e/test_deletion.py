@@ -1,0 +1,235 @@
+"""Deleting an Incident whose outcome is not in memory yet, on the real API server.
+
+The outcome is held nowhere but in the Incident, so while it waits (memory
+unreachable, or the operator's run still going) the operator holds the
+Incident back from deletion with a finalizer of its own
+(kube.status.OUTCOME_FINALIZER), DELETION_WAIT at most; an Incident deleted
+before the operator took its outcome gives it to memory from its last state.
+
+The incident handlers run in this process, as in test_reevaluation_inputs:
+a real API client, the operator's own reconcile, one call per watch event or
+loop pass, and the test's clock. Memory is down the way it goes down in a
+cluster: a Hindsight backend whose server does not answer (connection refused);
+it comes back as an embedded store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import kopf
+import pytest
+
+from alertmanager import free_port
+from kit import Clock
+from recall_operator.api import API_VERSION, GROUP, VERSION
+from recall_operator.domain.consolidation import DELETION_WAIT
+from recall_operator.handlers import incident
+from recall_operator.kube import status as st
+from recall_operator.memory.embedded import EmbeddedMemory
+from recall_operator.memory.hindsight import HindsightMemory
+
+pytestmark = pytest.mark.integration
+
+NAME = "inc-gone"
+SPEC = {"service": "cart", "title": "cart p99 over 2s", "severity": "high", "symptoms": ["latency-spike"]}
+OUTCOME = {"rootCause": "hot keys after a cache flush", "summary": "recycled the cart pods",
+           "confirmedBy": "alice", "actions": [{"action": "recycled the cart pods by hand", "result": "succeeded"}]}
+INDEXES: dict[str, Any] = {"runbook_index": {}, "migration_index": {}, "contradiction_index": {},
+                           "topology_index": {}}
+
+
+class Cluster:
+    """One namespace's Incidents through the API, and the handlers' turns on them."""
+
+    def __init__(self, k8s_api: Any, namespace: str, memo: kopf.Memo) -> None:
+        from kubernetes import client
+
+        self.objects, self.ns, self.memo = client.CustomObjectsApi(k8s_api), namespace, memo
+
+    async def get(self) -> dict[str, Any] | None:
+        from kubernetes.client.rest import ApiException
+
+        try:
+            found: dict[str, Any] = await asyncio.to_thread(
+                self.objects.get_namespaced_custom_object, GROUP, VERSION, self.ns, "incidents", NAME)
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return found
+
+    async def event(self, type_: str, body: dict[str, Any]) -> None:
+        """The watch handler's turn on one event of the Incident."""
+        await incident.incident_reconcile(event={"type": type_}, body=body, name=NAME, namespace=self.ns,
+                                          spec=body.get("spec") or {}, status=body.get("status") or {},
+                                          meta=body["metadata"], memo=self.memo, **INDEXES)
+
+    async def loop_pass(self) -> str:
+        """The loop's turn, on the Incident as the attention index keeps it (None: not kept)."""
+        body = await self.get()
+        assert body is not None, "the Incident is gone"
+        kept = await incident.incident_attention_index(body=body, name=NAME, namespace=self.ns,
+                                                       spec=body.get("spec") or {}, status=body.get("status") or {},
+                                                       meta=body["metadata"], logger=incident.kopf_logger)
+        assert kept is not None, "the loop no longer looks at the Incident"
+        return await incident._reevaluate(kept[(self.ns, NAME)], self.memo, INDEXES)
+
+    async def create_resolved(self) -> dict[str, Any]:
+        body = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": NAME},
+                "spec": {**SPEC, "resolution": OUTCOME}}
+        created: dict[str, Any] = await asyncio.to_thread(
+            self.objects.create_namespaced_custom_object, GROUP, VERSION, self.ns, "incidents", body)
+        return created
+
+    async def delete(self) -> None:
+        await asyncio.to_thread(self.objects.delete_namespaced_custom_object, GROUP, VERSION, self.ns,
+                                "incidents", NAME)
+
+
+def _memo(k8s_api: Any, memory: Any, clock: Clock) -> kopf.Memo:
+    memo = kopf.Memo()
+    memo.api, memo.memory, memo.clock = k8s_api, memory, clock
+    memo.locks, memo.retries, memo.written, memo.evaluations = {}, set(), {}, {}
+    return memo
+
+
+def _unreachable() -> HindsightMemory:
+    return HindsightMemory(f"http://127.0.0.1:{free_port()}", cluster="test-cluster")
+
+
+def _resolved(body: dict[str, Any]) -> dict[str, Any]:
+    return next(c for c in body["status"]["conditions"] if c["type"] == "Resolved")
+
+
+def _events(kubectl: Callable[..., Any], namespace: str) -> list[tuple[str, str, str]]:
+    out = kubectl("get", "events", "-n", namespace, "--field-selector", f"involvedObject.name={NAME}", "-o", "json",
+                  check=True).stdout
+    return [(e["type"], e["reason"], e["message"]) for e in json.loads(out)["items"]]
+
+
+async def _held_in_the_outbox(cluster: Cluster) -> dict[str, Any]:
+    """A resolved Incident answered while memory is down: its outcome waits, and the Incident is held."""
+    created = await cluster.create_resolved()
+    await cluster.event("ADDED", created)
+    body = await cluster.get()
+    assert body is not None and body["status"]["memory"]["outbox"] == "pending", body
+    assert st.OUTCOME_FINALIZER in body["metadata"].get("finalizers", []), body["metadata"]
+    await cluster.delete()
+    deleting = await cluster.get()
+    assert deleting is not None and deleting["metadata"].get("deletionTimestamp"), "deleted at once: not held"
+    return deleting
+
+
+def test_a_deleted_incident_is_held_until_memory_takes_its_outcome(
+        k8s_api: Any, kubectl: Callable[..., Any], namespace: str, tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def go() -> None:
+        down = _unreachable()
+        memo = _memo(k8s_api, down, clock)
+        cluster = Cluster(k8s_api, namespace, memo)
+        await _held_in_the_outbox(cluster)
+        # Memory still down: the deletion waits, and says until when.
+        assert await cluster.loop_pass() == "written"
+        waiting = await cluster.get()
+        assert waiting is not None
+        assert _resolved(waiting)["reason"] == "DeletionWaitsForMemory", _resolved(waiting)
+        assert f"until {clock() + DELETION_WAIT:%Y-%m-%d}" in _resolved(waiting)["message"]
+        # Memory is back: the outcome is written, and the Incident goes.
+        memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+        memo.memory = memory
+        clock.advance(DELETION_WAIT / 2)
+        await cluster.loop_pass()
+        assert await cluster.get() is None, "still held after its outcome was written"
+        held = await memory.get(NAME, namespace)
+        assert held is not None and held.resolution.summary == OUTCOME["summary"], held
+        await memory.close()
+        await down.close()
+
+    asyncio.run(go())
+    reasons = {reason for _type, reason, _message in _events(kubectl, namespace)}
+    assert "DeletionWaitsForMemory" in reasons and "OutcomeLost" not in reasons, reasons
+
+
+def test_a_deleted_incident_s_outcome_is_lost_after_deletion_wait_and_said_so(
+        k8s_api: Any, kubectl: Callable[..., Any], namespace: str) -> None:
+    clock = Clock()
+
+    async def go() -> None:
+        down = _unreachable()
+        cluster = Cluster(k8s_api, namespace, _memo(k8s_api, down, clock))
+        await _held_in_the_outbox(cluster)
+        clock.advance(DELETION_WAIT - timedelta(minutes=1))
+        await cluster.loop_pass()
+        assert await cluster.get() is not None, "let go before DELETION_WAIT"
+        clock.advance(timedelta(minutes=2))
+        await cluster.loop_pass()
+        assert await cluster.get() is None, "held past DELETION_WAIT"
+        await down.close()
+
+    asyncio.run(go())
+    lost = [m for t, r, m in _events(kubectl, namespace) if (t, r) == ("Warning", "OutcomeLost")]
+    assert len(lost) == 1 and "the outcome is lost" in lost[0] and "memory was unreachable" in lost[0], lost
+
+
+def test_an_incident_deleted_before_its_outcome_was_taken_gives_it_to_memory(
+        k8s_api: Any, namespace: str, tmp_path: Path) -> None:
+    """Resolved and deleted at once: the watch brings the deletion first (Kopf keeps the latest event)."""
+    clock = Clock()
+
+    async def go() -> None:
+        memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+        cluster = Cluster(k8s_api, namespace, _memo(k8s_api, memory, clock))
+        created = await cluster.create_resolved()
+        await cluster.delete()
+        assert await cluster.get() is None  # nothing held it: not taken, no finalizer
+        await cluster.event("DELETED", created)
+        held = await memory.get(NAME, namespace)
+        assert held is not None and held.resolution.summary == OUTCOME["summary"], held
+        assert held.uid == created["metadata"]["uid"]
+        # An open Incident deleted gives memory nothing.
+        other = {**created, "metadata": {**created["metadata"], "name": "inc-open", "uid": "u-open"}, "spec": SPEC}
+        await incident.incident_reconcile(event={"type": "DELETED"}, body=other, name="inc-open", namespace=namespace,
+                                          spec=SPEC, status={}, meta=other["metadata"], memo=cluster.memo, **INDEXES)
+        assert await memory.get("inc-open", namespace) is None
+        await memory.close()
+
+    asyncio.run(go())
+
+
+def test_a_deleted_incident_whose_run_goes_on_gives_memory_its_outcome_as_the_run_stands(
+        k8s_api: Any, namespace: str, tmp_path: Path) -> None:
+    """The execution stops advancing a deleting Incident: the outcome waits for no run then."""
+    clock = Clock()
+
+    async def go() -> None:
+        memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+        cluster = Cluster(k8s_api, namespace, _memo(k8s_api, memory, clock))
+        body = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": NAME}, "spec": SPEC}
+        created = await asyncio.to_thread(cluster.objects.create_namespaced_custom_object, GROUP, VERSION,
+                                          namespace, "incidents", body)
+        running = {"execution": {"state": "Running", "runbook": "cart-recycle", "planHash": "p1",
+                                 "reason": "step restart is running", "steps": [], "rollbacks": []}}
+        await asyncio.to_thread(cluster.objects.patch_namespaced_custom_object_status, GROUP, VERSION, namespace,
+                                "incidents", NAME, {"status": running})
+        resolved = await asyncio.to_thread(cluster.objects.patch_namespaced_custom_object, GROUP, VERSION,
+                                           namespace, "incidents", NAME, {"spec": {"resolution": OUTCOME}})
+        await cluster.event("MODIFIED", resolved)
+        waiting = await cluster.get()
+        assert waiting is not None and waiting["status"]["memory"].get("waiting"), waiting["status"]
+        assert st.OUTCOME_FINALIZER in waiting["metadata"].get("finalizers", [])
+        assert await memory.get(NAME, namespace) is None
+        await cluster.delete()
+        await cluster.loop_pass()
+        assert await cluster.get() is None, "held after its outcome was written"
+        held = await memory.get(NAME, namespace)
+        assert held is not None and held.uid == created["metadata"]["uid"], held
+        await memory.close()
+
+    asyncio.run(go())
