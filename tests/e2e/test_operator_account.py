@@ -21,7 +21,9 @@ import pytest
 import yaml
 from kopf.testing import KopfRunner
 
-from recall_operator.handlers import ENV_BACKEND, ENV_PATH
+from alertmanager import free_port
+from recall_operator.handlers import ENV_BACKEND, ENV_HINDSIGHT_URL, ENV_PATH
+from recall_operator.kube import status as st
 from recall_operator.runner import operator_args
 from kit import KubeEnv, cart_runbook, execution_operator, kept_default_registry
 from recall_operator_dev.demo import apply, import_outcome, wait_for
@@ -130,3 +132,32 @@ def test_a_run_and_its_rollback_go_through_under_the_operator_s_own_rbac(
     assert (env.get("approvals.recall.dev", "approve-1").get("status") or {}).get("state") == "Accepted"
     assert [(r["name"], r["result"]) for r in ran["rollbacks"]] == [
         ("flush-hot-keys", "succeeded"), ("snapshot", "succeeded")]
+
+
+def test_an_outcome_waiting_for_memory_holds_the_deletion_under_the_operator_s_own_rbac(
+        account_kubeconfig: Path, kubectl: Any, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory down (a Hindsight server that does not answer): the finalizer goes on, the deletion waits."""
+    monkeypatch.setenv("KUBECONFIG", str(account_kubeconfig))
+    monkeypatch.setenv(ENV_BACKEND, "hindsight")
+    monkeypatch.setenv(ENV_HINDSIGHT_URL, f"http://127.0.0.1:{free_port()}")
+    env = KubeEnv(kubectl, namespace)
+    spec = {"title": "cart slow", "service": "cart", "severity": "high",
+            "resolution": {"summary": "recycled the cart pods by hand", "confirmedBy": "alice"}}
+
+    def held() -> dict[str, Any]:
+        return env.get("incidents.recall.dev", "inc-held")
+
+    with KopfRunner(operator_args([namespace]), timeout=60) as runner:
+        env.create_incident("inc-held", spec)
+        wait_for("the outcome in the outbox, the Incident held", lambda: (
+            (held().get("status") or {}).get("memory", {}).get("outbox") == "pending"
+            and st.OUTCOME_FINALIZER in held()["metadata"].get("finalizers", [])), timeout=DEADLINE_S)
+        kubectl("delete", "incidents.recall.dev", "inc-held", "-n", namespace, "--wait=false", check=True)
+        wait_for("the deletion said to wait", lambda: any(
+            c["reason"] == "DeletionWaitsForMemory" for c in (held().get("status") or {}).get("conditions", [])),
+            timeout=DEADLINE_S)
+    _nothing_refused(runner)
+    # With no operator to let it go, the README's patch does.
+    kubectl("patch", "incidents.recall.dev", "inc-held", "-n", namespace, "--type=json",
+            "-p", '[{"op":"remove","path":"/metadata/finalizers"}]', check=True)
+    wait_for("the Incident gone", lambda: not held(), timeout=DEADLINE_S)
