@@ -148,6 +148,13 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     assert {"name": "RECALL_APPROVERS_HIGH", "value": "2"} in container["env"]
     assert {"name": "RECALL_APPROVERS_CRITICAL", "value": "3"} in container["env"]
     assert {"name": "RECALL_APPROVERS_BRIDGE", "value": "3"} in container["env"]
+    # The seal key from a Secret, optional: without it the operator starts on a key of its own.
+    assert {"name": "RECALL_STATUS_KEY", "valueFrom": {"secretKeyRef": {
+        "name": "recall-operator-status-key", "key": "key", "optional": True}}} in container["env"]
+    named = only(docs(render.render_chart(helm, "--set", "statusKey.secretName=seal", "--set", "statusKey.secretKey=k")),
+                 "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "RECALL_STATUS_KEY", "valueFrom": {"secretKeyRef": {
+        "name": "seal", "key": "k", "optional": True}}} in named
     executors = sorted(d["metadata"]["namespace"] for d in items
                        if d["kind"] == "ServiceAccount" and d["metadata"]["name"] == "recall-runbook-executor")
     assert executors == ["payments", "recall-system", "shop"]
@@ -225,6 +232,7 @@ def test_weights_given_with_set_are_accepted(helm: str) -> None:
         (["--set", "replicas=two"], "/replicas"),
         (["--set", "policy.approvers.critical=9"], "/policy/approvers/critical"),
         (["--set", "memroy.backend=embedded"], "memroy"),
+        (["--set", "statusKey.secretName=Not_A_Name"], "/statusKey/secretName"),
         (["--set", "scoring.weights.lexical=1.5"], "/scoring/weights/lexical"),
         (["--set", "scoring.weights.lexical=lots"], "/scoring/weights/lexical"),
         (["--set", "image.digest=latest"], "/image/digest"),

@@ -61,6 +61,7 @@ def test_the_section_has_the_commands_the_tests_expect() -> None:
     found = commands()
     assert any(c.startswith("helm install recall-operator helm/recall-operator") for c in found), found
     assert any("create secret generic recall-operator-bridge-token" in c for c in found), found
+    assert any("create secret generic recall-operator-status-key" in c for c in found), found
     assert any(c.startswith("kubectl -n argocd patch configmap argocd-cm") for c in found), found
 
 
@@ -121,6 +122,11 @@ def test_every_install_command_runs(
     assert pod["containers"][0]["image"].startswith("registry.example/recall-operator:")
     volume = next(v for v in pod["volumes"] if v["name"] == "bridge-token")
     assert volume["secret"]["secretName"] == "recall-operator-bridge-token"
+    key = json.loads(kubectl("get", "secret", "recall-operator-status-key", "-n", ns, "-o", "json", check=True).stdout)
+    env = {e["name"]: e for e in pod["containers"][0]["env"]}
+    assert env["RECALL_STATUS_KEY"]["valueFrom"]["secretKeyRef"] == {
+        "name": "recall-operator-status-key", "key": "key", "optional": True}
+    assert set(key["data"]) == {"key"}
     for kind in ("networkpolicy.networking.k8s.io", "servicemonitor.monitoring.coreos.com",
                  "prometheusrule.monitoring.coreos.com"):
         assert kubectl("get", kind, "recall-operator", "-n", ns, "-o", "name").returncode == 0, kind

@@ -96,6 +96,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* Where the bridge's bearer token is mounted, and the Secret it comes from. */}}
 {{- define "recall.bridgeTokenDir" -}}/etc/recall/bridge{{- end -}}
 {{- define "recall.bridgeTokenPath" -}}{{ include "recall.bridgeTokenDir" . }}/token{{- end -}}
+{{- define "recall.statusKeySecretName" -}}
+{{- .Values.statusKey.secretName | default (printf "%s-status-key" (include "recall.fullname" .)) -}}
+{{- end -}}
 {{- define "recall.bridgeSecretName" -}}
 {{- .Values.bridge.auth.secretName | default (printf "%s-bridge-token" (include "recall.fullname" .)) -}}
 {{- end -}}

@@ -732,7 +732,10 @@ async def execution_startup(memo: kopf.Memo, logger: Any, **_: Any) -> None:
         f"approvals expire after {approval_settings.approval_ttl or 'never'}; "
         f"approvers by risk {dict(approval_settings.approvers_required)}; "
         f"auto dry-run {'on' if exec_settings.auto_dry_run else 'off'}; "
-        f"step Jobs run as {exec_settings.executor_service_account}"
+        f"step Jobs run as {exec_settings.executor_service_account}; recommendations sealed with "
+        + ("the fixed key of RECALL_STATUS_KEY" if config.status_key else
+           "a key of this process (RECALL_STATUS_KEY unset): after a restart an incident is triaged again "
+           "before anything of it runs, and a run of a resolved incident stops")
     )
 
 
