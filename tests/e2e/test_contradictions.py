@@ -43,6 +43,22 @@ def _incident(name: str, resolution: dict[str, Any] | None = None) -> dict[str, 
     return {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": name}, "spec": spec}
 
 
+# Two outcomes of look-alike incidents that disagree: raising the interval fixed the first, failed the second.
+RAISED = {"rootCause": "slow batches overran the poll interval", "summary": "raising the interval stopped the loop",
+          "runbook": "raise-poll-interval", "confirmedBy": "oncall-a",
+          "actions": [{"action": "run runbook raise-poll-interval", "result": "succeeded"}]}
+REDUCED = {"rootCause": "a hung consumer kept its partitions", "summary": "raising the interval made it worse",
+           "runbook": "reduce-poll-records", "confirmedBy": "oncall-b",
+           "actions": [{"action": "run runbook raise-poll-interval", "result": "failed"},
+                       {"action": "run runbook reduce-poll-records", "result": "succeeded"}]}
+
+
+def _poll_runbooks(kubectl: Any, namespace: str) -> None:
+    for rb in (_runbook("raise-poll-interval", "Raise max.poll.interval.ms"),
+               _runbook("reduce-poll-records", "Lower max.poll.records")):
+        apply(kubectl, namespace, rb)
+
+
 def _contradictions(kubectl: Any, namespace: str) -> list[dict[str, Any]]:
     proc = kubectl("get", "contradictions", "-n", namespace, "-o", "json")
     return json.loads(proc.stdout)["items"] if proc.returncode == 0 else []
@@ -51,24 +67,15 @@ def _contradictions(kubectl: Any, namespace: str) -> list[dict[str, Any]]:
 def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_the_next_look_alike(
     operator: Any, kubectl: Any, namespace: str, get_status: Any
 ) -> None:
-    for rb in (_runbook("raise-poll-interval", "Raise max.poll.interval.ms"),
-               _runbook("reduce-poll-records", "Lower max.poll.records")):
-        apply(kubectl, namespace, rb)
+    _poll_runbooks(kubectl, namespace)
     # Past incidents whose runs the history records (as an operator that ran them would).
-    import_outcome(kubectl, namespace, _incident("inc-a"), {
-        "rootCause": "slow batches overran the poll interval", "summary": "raising the interval stopped the loop",
-        "runbook": "raise-poll-interval", "confirmedBy": "oncall-a",
-        "actions": [{"action": "run runbook raise-poll-interval", "result": "succeeded"}]})
+    import_outcome(kubectl, namespace, _incident("inc-a"), RAISED)
     wait_for("inc-a in memory", lambda: get_status("inc-a").get("memory", {}).get("written") or
              any(c.get("type") == "Resolved" and c.get("status") == "True" for c in get_status("inc-a").get("conditions", [])),
              timeout=DEADLINE_S)
     assert _contradictions(kubectl, namespace) == []  # one outcome cannot disagree with itself
 
-    import_outcome(kubectl, namespace, _incident("inc-b"), {
-        "rootCause": "a hung consumer kept its partitions", "summary": "raising the interval made it worse",
-        "runbook": "reduce-poll-records", "confirmedBy": "oncall-b",
-        "actions": [{"action": "run runbook raise-poll-interval", "result": "failed"},
-                    {"action": "run runbook reduce-poll-records", "result": "succeeded"}]})
+    import_outcome(kubectl, namespace, _incident("inc-b"), REDUCED)
     proposed = wait_for("a proposed contradiction", lambda: _contradictions(kubectl, namespace), timeout=DEADLINE_S)
     assert len(proposed) == 1
     spec = proposed[0]["spec"]

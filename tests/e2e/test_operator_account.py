@@ -27,7 +27,7 @@ from recall_operator.kube import status as st
 from recall_operator.runner import operator_args
 from kit import KubeEnv, cart_runbook, execution_operator, kept_default_registry
 from recall_operator_dev.demo import apply, import_outcome, wait_for
-from test_contradictions import DEADLINE_S, _contradictions, _incident, _runbook
+from test_contradictions import DEADLINE_S, RAISED, REDUCED, _contradictions, _incident, _poll_runbooks
 
 pytestmark = pytest.mark.integration
 
@@ -78,18 +78,9 @@ def _nothing_refused(runner: KopfRunner) -> None:
 
 def test_the_loop_runs_under_the_operator_s_own_rbac(operator_as_its_account: KopfRunner, kubectl: Any,
                                                      namespace: str, get_status: Any) -> None:
-    for rb in (_runbook("raise-poll-interval", "Raise max.poll.interval.ms"),
-               _runbook("reduce-poll-records", "Lower max.poll.records")):
-        apply(kubectl, namespace, rb)
-    import_outcome(kubectl, namespace, _incident("inc-a"), {
-        "rootCause": "slow batches overran the poll interval", "summary": "raising the interval stopped the loop",
-        "runbook": "raise-poll-interval", "confirmedBy": "oncall-a",
-        "actions": [{"action": "run runbook raise-poll-interval", "result": "succeeded"}]})
-    import_outcome(kubectl, namespace, _incident("inc-b"), {
-        "rootCause": "a hung consumer kept its partitions", "summary": "raising the interval made it worse",
-        "runbook": "reduce-poll-records", "confirmedBy": "oncall-b",
-        "actions": [{"action": "run runbook raise-poll-interval", "result": "failed"},
-                    {"action": "run runbook reduce-poll-records", "result": "succeeded"}]})
+    _poll_runbooks(kubectl, namespace)
+    import_outcome(kubectl, namespace, _incident("inc-a"), RAISED)
+    import_outcome(kubectl, namespace, _incident("inc-b"), REDUCED)
     proposed = wait_for("a proposed contradiction", lambda: _contradictions(kubectl, namespace), timeout=DEADLINE_S)
     assert sorted(proposed[0]["spec"]["memories"]) == ["inc-a", "inc-b"]
 
