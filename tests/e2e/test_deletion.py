@@ -36,6 +36,8 @@ from recall_operator.memory.hindsight import HindsightMemory
 
 pytestmark = pytest.mark.integration
 
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
+
 NAME = "inc-gone"
 SPEC = {"service": "cart", "title": "cart p99 over 2s", "severity": "high", "symptoms": ["latency-spike"]}
 OUTCOME = {"rootCause": "hot keys after a cache flush", "summary": "recycled the cart pods",
@@ -230,6 +232,69 @@ def test_a_deleted_incident_whose_run_goes_on_gives_memory_its_outcome_as_the_ru
         assert await cluster.get() is None, "held after its outcome was written"
         held = await memory.get(NAME, namespace)
         assert held is not None and held.uid == created["metadata"]["uid"], held
+        await memory.close()
+
+    asyncio.run(go())
+
+
+def test_a_hold_a_responder_forges_does_not_pin_an_incident(
+        k8s_api: Any, kubectl: Callable[..., Any], namespace: str, tmp_path: Path) -> None:
+    """mallory (recall-responder) may patch Incidents, so she may add the operator's finalizer to any of
+    them; whoever deletes one later must not find it stuck. The operator lets go of a hold nothing needs."""
+    proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
+                   "-f", str(MANIFESTS / "namespace-restricted.yaml"), "-f", str(MANIFESTS / "rbac.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    kubectl("create", "rolebinding", "responder-mallory", "--clusterrole=recall-responder", "--user=mallory",
+            "-n", namespace, check=True)
+    clock = Clock()
+
+    async def go() -> None:
+        memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+        cluster = Cluster(k8s_api, namespace, _memo(k8s_api, memory, clock))
+        for name, spec in ((NAME, SPEC), ("inc-closed", {**SPEC, "resolution": OUTCOME})):
+            body = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": name}, "spec": spec}
+            created = await asyncio.to_thread(cluster.objects.create_namespaced_custom_object, GROUP, VERSION,
+                                              namespace, "incidents", body)
+            await incident.incident_reconcile(event={"type": "ADDED"}, body=created, name=name, namespace=namespace,
+                                              spec=spec, status={}, meta=created["metadata"], memo=cluster.memo,
+                                              **INDEXES)
+            forged = kubectl("patch", "incidents.recall.dev", name, "-n", namespace, "--type=merge", "-p",
+                             json.dumps({"metadata": {"finalizers": [st.OUTCOME_FINALIZER]}}), as_user="mallory")
+            assert forged.returncode == 0, forged.stderr  # not refused: a responder may patch Incidents
+        closed = await asyncio.to_thread(cluster.objects.get_namespaced_custom_object, GROUP, VERSION, namespace,
+                                         "incidents", "inc-closed")
+        assert closed["status"]["memory"]["consolidated"], closed["status"]  # settled: nothing waits
+        from kubernetes.client.rest import ApiException
+
+        async def turns(name: str) -> None:
+            """What the operator does with the deletion: the watch's turn, then a pass of the loop."""
+            def get() -> dict[str, Any]:
+                found: dict[str, Any] = cluster.objects.get_namespaced_custom_object(GROUP, VERSION, namespace,
+                                                                                   "incidents", name)
+                return found
+            body = await asyncio.to_thread(get)
+            assert body["metadata"].get("deletionTimestamp"), body["metadata"]  # held for now
+            await incident.incident_reconcile(event={"type": "MODIFIED"}, body=body, name=name, namespace=namespace,
+                                              spec=body["spec"], status=body.get("status") or {},
+                                              meta=body["metadata"], memo=cluster.memo, **INDEXES)
+            try:
+                body = await asyncio.to_thread(get)
+            except ApiException as exc:
+                assert exc.status == 404
+                return
+            kept = await incident.incident_attention_index(body=body, name=name, namespace=namespace,
+                                                           spec=body["spec"], status=body.get("status") or {},
+                                                           meta=body["metadata"], logger=incident.kopf_logger)
+            assert kept is not None, f"{name}: deleting, held, and not looked at"
+            await incident._reevaluate(kept[(namespace, name)], cluster.memo, INDEXES)
+            with pytest.raises(ApiException) as gone:
+                await asyncio.to_thread(get)
+            assert gone.value.status == 404, f"{name} pinned by a forged hold"
+
+        for name in (NAME, "inc-closed"):
+            await asyncio.to_thread(cluster.objects.delete_namespaced_custom_object, GROUP, VERSION, namespace,
+                                    "incidents", name)
+            await turns(name)
         await memory.close()
 
     asyncio.run(go())
