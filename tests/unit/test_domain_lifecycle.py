@@ -72,6 +72,11 @@ ROWS: list[tuple[str, dict[str, Any], dict[str, Any], str | None, bool, str, tup
     ("resolved, memory down", {"resolution": RESOLUTION}, status(
         memory={"key": "k1", "outbox": "pending", "lastError": "connection refused"}),
      "Resolved", False, "OutboxPending", ("connection refused",)),
+    ("resolved, memory down, deleted", {"resolution": RESOLUTION}, {
+        "conditions": [TRIAGED_OK, {"type": "Resolved", "status": "False", "reason": "DeletionWaitsForMemory",
+                                    "message": "outcome recorded; the Incident's deletion waits for it until 12:15"}],
+        "memory": {"key": "k1", "outbox": "pending", "lastError": "connection refused"}},
+     "Resolved", False, "DeletionWaitsForMemory", ("deletion waits for it until 12:15",)),
     ("resolved, being written", {"resolution": RESOLUTION}, {}, "Resolved", False, "Consolidating", ()),
     ("resolved, the name is another incident's in memory", {"resolution": RESOLUTION}, status(
         memory={"key": "k1", "refused": "memory already holds another incident named inc-1"}),

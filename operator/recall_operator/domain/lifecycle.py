@@ -57,6 +57,9 @@ def _resolved(spec: Mapping[str, Any], status: Mapping[str, Any]) -> Lifecycle:
     triaged = _condition(status, "Triaged")
     if triaged.get("status") == "False":
         return Lifecycle(RESOLVED, False, str(triaged.get("reason") or "InvalidSpec"), str(triaged.get("message") or ""))
+    said = _condition(status, "Resolved")
+    if memory.get("outbox") == "pending" and said.get("reason") == "DeletionWaitsForMemory":
+        return Lifecycle(RESOLVED, False, "DeletionWaitsForMemory", str(said.get("message") or ""))
     if memory.get("outbox") == "pending":
         return Lifecycle(RESOLVED, False, "OutboxPending",
                          f"outcome recorded{by}; writing it into memory is retried: {memory.get('lastError') or 'memory unavailable'}")
