@@ -298,3 +298,41 @@ def test_a_hold_a_responder_forges_does_not_pin_an_incident(
         await memory.close()
 
     asyncio.run(go())
+
+
+def test_a_name_used_again_after_a_memory_from_before_uids_is_told_apart_by_its_creation(
+        k8s_api: Any, namespace: str, tmp_path: Path) -> None:
+    """A memory an older operator wrote (no uid) for an Incident since deleted: the new Incident of that
+    name, created after it was resolved, sees it as its precedent, and its own outcome does not replace it."""
+    from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution
+
+    clock = Clock()
+
+    async def go() -> None:
+        memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+        await memory.remember(EpisodicMemory(
+            incident=NAME, namespace=namespace, resolved_at=clock() - timedelta(days=30),
+            spec=IncidentSpec.model_validate({**SPEC, "description": "hot keys on the cart cache after a flush"}),
+            resolution=Resolution.model_validate(OUTCOME)))
+        cluster = Cluster(k8s_api, namespace, _memo(k8s_api, memory, clock))
+        spec = {**SPEC, "description": "cart pods OOM-killed after the 2.4 release"}
+        body = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": NAME}, "spec": spec}
+        created = await asyncio.to_thread(cluster.objects.create_namespaced_custom_object, GROUP, VERSION,
+                                          namespace, "incidents", body)
+        await cluster.event("ADDED", created)
+        triaged = await cluster.get()
+        assert triaged is not None
+        matches = triaged["status"].get("matches") or []
+        assert [m["incident"] for m in matches][:1] == [NAME], matches
+        assert any("earlier incident of this name" in w for w in triaged["status"]["recommendation"]["warnings"])
+        resolved = await asyncio.to_thread(
+            cluster.objects.patch_namespaced_custom_object, GROUP, VERSION, namespace, "incidents", NAME,
+            {"spec": {"resolution": {"summary": "rolled the release back", "confirmedBy": "bob"}}})
+        await cluster.event("MODIFIED", resolved)
+        refused = await cluster.get()
+        assert refused is not None and "another incident named" in (refused["status"]["memory"].get("refused") or "")
+        held = await memory.get(NAME, namespace)
+        assert held is not None and held.resolution.summary == OUTCOME["summary"], held  # not replaced
+        await memory.close()
+
+    asyncio.run(go())

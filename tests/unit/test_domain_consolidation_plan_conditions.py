@@ -11,6 +11,7 @@ from recall_operator.domain.consolidation import (
     NOT_YET_RESOLVED,
     as_remembered,
     count_runbook_outcomes,
+    from_another_object,
     memory_text,
     name_taken,
     names_runbook,
@@ -185,3 +186,22 @@ def test_a_name_used_again_by_another_incident_does_not_replace_its_memory() -> 
     assert name_taken(held, held.model_copy(update={"uid": "uid-3", "resolved_at": T0 + timedelta(days=1)})) is None
     assert name_taken(held.model_copy(update={"uid": None}), other) is None
     assert name_taken(None, other) is None
+
+
+def test_a_memory_from_before_uids_is_told_from_a_new_object_by_when_that_was_created() -> None:
+    """Memories written before they kept a uid: resolved before the Incident existed, they are another's."""
+    old = memory("inc-1", runbook="rb")  # resolved at T0, no uid
+    assert old.uid is None
+    other = memory("inc-1", res=resolution(None, [("failed over by hand", "succeeded")]),
+                   description="a different failure").model_copy(update={"uid": "uid-2"})
+    created_after, created_before = T0 + timedelta(hours=2), T0 - timedelta(hours=2)
+    assert from_another_object(old, "uid-2", created_after)
+    assert not from_another_object(old, "uid-2", created_before)  # the same object, corrected
+    assert not from_another_object(old, "uid-2", None) and not from_another_object(old, None, None)
+    # Two uids tell, whatever the times say.
+    assert from_another_object(old.model_copy(update={"uid": "uid-1"}), "uid-2", created_before)
+    assert not from_another_object(old.model_copy(update={"uid": "uid-2"}), "uid-2", created_after)
+    why = name_taken(old, other, created_after)
+    assert why is not None and "another incident named inc-1" in why
+    assert name_taken(old, other, created_before) is None  # a correction of the incident it is
+    assert name_taken(old, other) is None  # no time to tell by: written, as before

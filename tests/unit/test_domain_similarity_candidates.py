@@ -259,9 +259,14 @@ def _held(uid: str | None, **fields: object):
         # The same report applied again (a sync re-creating it): the incident itself.
         (_held("uid-1"), incident("disk-9", description="disk on two data nodes passed 95%").model_copy(
             update={"uid": "uid-2"}), False),
-        # Without both uids the two cannot be told apart (a memory from before uids, a replay).
+        # Without both uids the two cannot be told apart (a memory from before uids, a replay) ...
         (_held(None), incident("disk-9", description="snapshots filled the data disks").model_copy(
             update={"uid": "uid-2"}), False),
+        # ... but by time: a memory resolved before this Incident was created is an earlier one's.
+        (_held(None), incident("disk-9", description="snapshots filled the data disks").model_copy(
+            update={"uid": "uid-2", "created_at": T0 + timedelta(days=1)}), True),
+        (_held(None), incident("disk-9", description="snapshots filled the data disks").model_copy(
+            update={"uid": "uid-2", "created_at": T0 - timedelta(days=1)}), False),
         (_held("uid-1"), incident("disk-9", description="snapshots filled the data disks"), False),
         # Another name is no namesake.
         (_held("uid-1"), incident("disk-10", description="snapshots").model_copy(update={"uid": "uid-2"}), False),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
+from recall_operator.domain.consolidation import from_another_object
 from recall_operator.domain.models import EpisodicMemory, Incident
 from recall_operator.domain.similarity import ScoredMemory
 
@@ -24,11 +25,12 @@ def is_namesake(memory: EpisodicMemory, incident: Incident) -> bool:
 
     A name deleted and used again is another incident (consolidation.name_taken),
     and its memory a precedent like any other. The same report applied again
-    (a sync re-creating the object) is the incident itself; without both uids
-    the two cannot be told apart.
+    (a sync re-creating the object) is the incident itself; without a uid or a
+    creation time to tell by (consolidation.from_another_object), it is taken
+    for the incident itself.
     """
-    return (memory.incident == incident.name and bool(incident.uid) and bool(memory.uid)
-            and memory.uid != incident.uid and memory.spec != incident.spec)
+    return (memory.incident == incident.name and from_another_object(memory, incident.uid, incident.created_at)
+            and memory.spec != incident.spec)
 
 
 def clean_candidates(incident: Incident, candidates: Sequence[EpisodicMemory]) -> list[EpisodicMemory]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from recall_operator.domain.models import Action, ActionResult, EpisodicMemory, Resolution, RunbookRecord
@@ -245,16 +245,29 @@ def empty_outcome(resolution: Resolution) -> bool:
     return not resolution.summary.strip() and not resolution.actions
 
 
-def name_taken(held: EpisodicMemory | None, new: EpisodicMemory) -> str | None:
+def from_another_object(held: EpisodicMemory, uid: str | None, created_at: datetime | None) -> bool:
+    """Whether `held` is the memory of another Incident object than the one with `uid`, created at `created_at`.
+
+    Two uids tell. A memory written before memories kept a uid tells by time:
+    resolved before this object was created, it is an earlier object's. Neither
+    known: it cannot tell, and the memory is taken for this incident's own.
+    """
+    if held.uid and uid:
+        return held.uid != uid
+    return not held.uid and created_at is not None and held.resolved_at < created_at
+
+
+def name_taken(held: EpisodicMemory | None, new: EpisodicMemory, created_at: datetime | None = None) -> str | None:
     """Why `new` must not be written over `held`, the memory of its name; None when it may.
 
     Memory holds one incident per name. An Incident deleted and created again
-    under the same name is another object (another uid): writing its outcome
-    would replace the first one's, and that outcome would be lost. The same
-    incident applied again (a sync that re-creates it, its report and outcome
-    unchanged) takes its own place. A memory without a uid cannot tell.
+    under the same name is another object (`from_another_object`; `created_at`
+    is when the new one was created): writing its outcome would replace the
+    first one's, and that outcome would be lost. The same incident applied
+    again (a sync that re-creates it, its report and outcome unchanged) takes
+    its own place.
     """
-    if held is None or not held.uid or not new.uid or held.uid == new.uid:
+    if held is None or not from_another_object(held, new.uid, created_at):
         return None
     if (held.spec, held.resolution) == (new.spec, new.resolution):
         return None

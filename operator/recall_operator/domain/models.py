@@ -114,6 +114,9 @@ class Incident(_Model):
     # The object's uid (None: not known, as in a replay): tells the memory of an
     # earlier incident that had this name from this incident's own.
     uid: str | None = None
+    # When the object was created (None: not known): tells it too, where the
+    # memory carries no uid (written before memories kept one).
+    created_at: datetime | None = None
 
 
 class RunbookStep(_Model):

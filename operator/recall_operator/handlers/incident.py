@@ -332,6 +332,7 @@ async def consolidate(
     opener: str | None = None,
     uid: str | None = None,
     deleting: datetime | None = None,
+    created_at: datetime | None = None,
 ) -> st.StatusChange:
     """Write the outcome into memory and count it on its Runbooks; the status that says how it went.
 
@@ -361,7 +362,7 @@ async def consolidate(
     try:
         if memory is None:
             raise MemoryUnavailable("no memory backend was opened")
-        taken = name_taken(await memory.get(name, namespace), episode)
+        taken = name_taken(await memory.get(name, namespace), episode, created_at)
         if taken is not None:
             kopf_logger.warning(f"{namespace}/{name}: outcome not written into memory: {taken}")
             return st.refused_status(status, key, generation, now, taken)
@@ -467,6 +468,7 @@ async def evaluate(
     try:
         incident = Incident(
             name=name, namespace=namespace, uid=str(meta.get("uid") or "") or None,
+            created_at=parse_time(meta.get("creationTimestamp")),
             spec=IncidentSpec.model_validate({k: v for k, v in raw_spec.items()
                                               if k not in ("resolution", "corrections")}),
         )
@@ -481,8 +483,8 @@ async def evaluate(
         if st.is_settled(status, st.resolution_key(resolution)):
             return None
         return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx,
-                                 opened_by({"metadata": meta}), str(meta.get("uid") or "") or None,
-                                 parse_time(meta.get("deletionTimestamp")))
+                                 opened_by({"metadata": meta}), incident.uid, parse_time(meta.get("deletionTimestamp")),
+                                 incident.created_at)
     config = operator_settings(memo)
     assessment, plan, error = await triage(incident, ctx, memo.get("memory"), config.gate())
     dna = incident_dna(incident.spec, ctx.topology)
