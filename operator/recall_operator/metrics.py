@@ -69,6 +69,10 @@ MEMORY_UP = Gauge(
 RECONCILE_ERRORS = Counter(
     "recall_reconcile_errors", "Reconciles that failed (the re-evaluation loop retries them)", registry=REGISTRY,
 )
+OUTCOMES_LOST = Counter(
+    "recall_outcomes_lost",
+    "Confirmed outcomes lost: their Incident was deleted before memory could take them", registry=REGISTRY,
+)
 REEVALUATIONS = Counter(
     "recall_reevaluations",
     "Open incidents the re-evaluation loop came to, by result: evaluated (worked out again) or skipped (unchanged)",

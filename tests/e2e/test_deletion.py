@@ -27,6 +27,7 @@ import pytest
 
 from alertmanager import free_port
 from kit import Clock
+from recall_operator import metrics
 from recall_operator.api import API_VERSION, GROUP, VERSION
 from recall_operator.domain.consolidation import DELETION_WAIT
 from recall_operator.handlers import incident
@@ -162,6 +163,7 @@ def test_a_deleted_incident_is_held_until_memory_takes_its_outcome(
 def test_a_deleted_incident_s_outcome_is_lost_after_deletion_wait_and_said_so(
         k8s_api: Any, kubectl: Callable[..., Any], namespace: str) -> None:
     clock = Clock()
+    lost_before = metrics.REGISTRY.get_sample_value("recall_outcomes_lost_total") or 0.0
 
     async def go() -> None:
         down = _unreachable()
@@ -178,6 +180,8 @@ def test_a_deleted_incident_s_outcome_is_lost_after_deletion_wait_and_said_so(
     asyncio.run(go())
     lost = [m for t, r, m in _events(kubectl, namespace) if (t, r) == ("Warning", "OutcomeLost")]
     assert len(lost) == 1 and "the outcome is lost" in lost[0] and "memory was unreachable" in lost[0], lost
+    # Counted once, for the RecallOutcomeLost alert.
+    assert metrics.REGISTRY.get_sample_value("recall_outcomes_lost_total") == lost_before + 1
 
 
 def test_an_incident_deleted_before_its_outcome_was_taken_gives_it_to_memory(

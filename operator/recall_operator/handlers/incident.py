@@ -415,7 +415,7 @@ async def _keep_outcome(memo: kopf.Memo, body: Mapping[str, Any], spec: Mapping[
                f"{DELETION_WAIT} after the deletion was asked; the outcome is lost "
                f"({(status.get('memory') or {}).get('lastError') or 'no error recorded'})")
         kopf_logger.error(f"{namespace}/{name}: {why}")
-        metrics.RECONCILE_ERRORS.inc()  # metrics
+        metrics.OUTCOMES_LOST.inc()  # metrics
         await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Warning", "OutcomeLost", why,
                                                                   clock(memo)(), ANSWER))
 
@@ -432,11 +432,13 @@ async def _last_chance(name: str, namespace: str, spec: Mapping[str, Any], statu
             gone = {**meta, "deletionTimestamp": meta.get("deletionTimestamp") or clock(memo)().isoformat()}
             change = await evaluate(name, namespace, spec, status, gone, memo, indexes)
     except Exception:
+        metrics.OUTCOMES_LOST.inc()  # metrics
         kopf_logger.exception(f"{namespace}/{name}: deleted; writing its outcome into memory failed, it is lost")
         return
     if change is not None and st.is_settled({**status, **change.patch}, st.resolution_key(outcome)):
         kopf_logger.info(f"{namespace}/{name}: deleted; its outcome was written into memory first")
     else:
+        metrics.OUTCOMES_LOST.inc()  # metrics
         kopf_logger.error(f"{namespace}/{name}: deleted before its outcome could be written into memory; it is lost")
 
 
