@@ -102,7 +102,7 @@ def test_every_install_command_runs(
     argocd = namespaces["argocd"]
     kubectl("create", "namespace", argocd, check=True)
     kubectl("create", "configmap", "argocd-cm", "-n", argocd, "--from-literal=url=https://argocd.example", check=True)
-    ran = []
+    ran, notes = [], ""
     for command in commands():
         line = command
         for old, new in namespaces.items():
@@ -111,7 +111,12 @@ def test_every_install_command_runs(
                               cwd=ROOT, timeout=300, check=False)
         assert proc.returncode == 0, f"{line}\n{proc.stdout}\n{proc.stderr}"
         ran.append(line)
+        if line.startswith("helm install"):
+            notes = proc.stdout
     assert len(ran) == len(commands()) >= 5
+    # The chart's notes say how to make the two Secrets it reads.
+    assert "create secret generic recall-operator-bridge-token" in notes, notes
+    assert "create secret generic recall-operator-status-key" in notes, notes
 
     ns = namespaces["recall-system"]
     secret = json.loads(kubectl("get", "secret", "recall-operator-bridge-token", "-n", ns, "-o", "json",
