@@ -243,8 +243,9 @@ def test_a_deleted_incident_whose_run_goes_on_gives_memory_its_outcome_as_the_ru
 
 def test_a_hold_a_responder_forges_does_not_pin_an_incident(
         k8s_api: Any, kubectl: Callable[..., Any], namespace: str, tmp_path: Path) -> None:
-    """mallory (recall-responder) may patch Incidents, so she may add the operator's finalizer to any of
-    them; whoever deletes one later must not find it stuck. The operator lets go of a hold nothing needs."""
+    """mallory (recall-responder) may patch Incidents, so without the admission policies (which refuse it:
+    test_admission) she may add the operator's finalizer to any of them; whoever deletes one later must
+    not find it stuck. The operator lets go of a hold nothing needs."""
     proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
                    "-f", str(MANIFESTS / "namespace-restricted.yaml"), "-f", str(MANIFESTS / "rbac.yaml"))
     assert proc.returncode == 0, proc.stderr
@@ -264,7 +265,7 @@ def test_a_hold_a_responder_forges_does_not_pin_an_incident(
                                               **INDEXES)
             forged = kubectl("patch", "incidents.recall.dev", name, "-n", namespace, "--type=merge", "-p",
                              json.dumps({"metadata": {"finalizers": [st.OUTCOME_FINALIZER]}}), as_user="mallory")
-            assert forged.returncode == 0, forged.stderr  # not refused: a responder may patch Incidents
+            assert forged.returncode == 0, forged.stderr  # RBAC lets a responder patch Incidents
         closed = await asyncio.to_thread(cluster.objects.get_namespaced_custom_object, GROUP, VERSION, namespace,
                                          "incidents", "inc-closed")
         assert closed["status"]["memory"]["consolidated"], closed["status"]  # settled: nothing waits

@@ -29,6 +29,7 @@ ADMIN = "admin"  # the test cluster's admin certificate (group system:masters)
 BRIDGE = "system:serviceaccount:recall-system:recall-operator"  # the operator, whose bridge opens incidents
 OPERATOR = BRIDGE
 BRIDGE_OPENER = "system:recall:alertmanager-bridge"
+OUTCOME_HOLD = "recall.dev/outcome"
 OPENED_BY = "recall.dev/opened-by"
 PLAN = "9f2c0a1b9f2c0a1b"
 REFUSED: list[str] = []  # bad inputs the API server refused, for the report
@@ -213,6 +214,29 @@ def test_the_opener_cannot_be_rewritten(kubectl: Callable[..., Any], approvers: 
     ok = kubectl("annotate", "incident", "mine", "-n", ns, "note=checked")
     assert ok.returncode == 0, ok.stderr
     ok = kubectl("patch", "incident", "mine", "-n", ns, "--type=merge", "-p", '{"spec":{"severity":"critical"}}')
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_only_the_operator_holds_a_deletion(kubectl: Callable[..., Any], approvers: str) -> None:
+    """The finalizer recall.dev/outcome holds a deletion while an outcome waits for memory: the
+    operator's to add; a person may take it off (the way out when the operator is gone)."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "held", ADMIN)).returncode == 0
+
+    def finalizers(names: list[str] | None, as_user: str | None = None) -> Any:
+        return kubectl("patch", "incident", "held", "-n", ns, "--type=merge",
+                       "-p", json.dumps({"metadata": {"finalizers": names}}), as_user=as_user)
+
+    refused(finalizers([OUTCOME_HOLD]), "only the operator adds the finalizer recall.dev/outcome",
+            what="a person holds an Incident's deletion")
+    born = incident(ns, "born-held", ADMIN)
+    born["metadata"]["finalizers"] = [OUTCOME_HOLD]
+    refused(create(kubectl, born), "only the operator adds", what="an Incident created held")
+    ok = finalizers([OUTCOME_HOLD], as_user=OPERATOR)
+    assert ok.returncode == 0, ok.stderr
+    ok = finalizers([OUTCOME_HOLD, "example.com/keep"])  # kept, and another finalizer is not the policy's business
+    assert ok.returncode == 0, ok.stderr
+    ok = finalizers(None)
     assert ok.returncode == 0, ok.stderr
 
 

@@ -110,7 +110,7 @@ def test_every_policy_is_bound_to_deny_everywhere() -> None:
             assert v.get("message") and v.get("messageExpression"), v
     identity = [v["expression"] for n in ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity")
                 for v in policies[n]["spec"]["validations"]]
-    assert all("request.userInfo.username" in e or "UPDATE" in e for e in identity)
+    assert all("request.userInfo.username" in e or "UPDATE" in e or "variables.bridge" in e for e in identity)
     # The Jobs policies judge only what the operator's own account creates, and refuse where no Runbook is.
     for name in ("recall-operator-jobs", "recall-operator-job-runbook"):
         assert policies[name]["spec"]["matchConditions"][0]["expression"] == (
