@@ -12,6 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "helm" / "recall-operator" / "files" / "prometheus-rules.yaml"
 RULE_TESTS = ROOT / "tests" / "monitoring" / "rules-test.yaml"
@@ -23,10 +25,21 @@ def promtool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([found, *args], capture_output=True, text=True, timeout=120, check=False)
 
 
+def alerts() -> list[str]:
+    return [r["alert"] for g in yaml.safe_load(RULES.read_text())["groups"] for r in g["rules"]]
+
+
 def test_promtool_checks_the_rules() -> None:
     proc = promtool("check", "rules", str(RULES))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "SUCCESS: 6 rules found" in proc.stdout
+    assert f"SUCCESS: {len(alerts())} rules found" in proc.stdout
+    assert len(alerts()) >= 7
+
+
+def test_every_alert_is_shown_firing_by_the_rule_tests() -> None:
+    cases = yaml.safe_load(RULE_TESTS.read_text())["tests"]
+    fired = {t["alertname"] for case in cases for t in case["alert_rule_test"] if t.get("exp_alerts")}
+    assert fired == set(alerts())
 
 
 def test_promtool_unit_tests_pass() -> None:
