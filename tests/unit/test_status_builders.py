@@ -277,6 +277,30 @@ def test_an_incident_is_held_from_deletion_only_while_its_outcome_waits_and_dele
     assert [c["type"] for c in waiting.transitions] == ["Resolved"]  # one Event says the deletion waits
 
 
+def test_what_became_of_a_deleted_incident_s_outcome() -> None:
+    outcome = {"summary": "recycled the pods", "confirmedBy": "alice"}
+    key = st.resolution_key(outcome)
+    spec = {"service": "cart", "resolution": outcome}
+    outbox = st.prune_none(st.outbox_status({}, key, 2, NOW, "connection refused").patch)
+    run_wait = st.prune_none(st.run_wait_status({}, key, 2, NOW, NOW, "step flush is running").patch)
+    done = {**outbox, **st.prune_none(st.consolidated_status(outbox, key, "embedded", [], 2, NOW).patch)}
+    refused = st.prune_none(st.refused_status({}, key, 2, NOW, "another incident's memory").patch)
+    invalid = st.prune_none(st.invalid_status({}, 2, NOW, "spec.resolution: an outcome needs a summary").patch)
+    rows = [
+        # (spec, status, words, lost)
+        (spec, done, "written into memory", False),
+        (spec, refused, "another incident's memory", False),  # refused for good: not the deletion's doing
+        (spec, outbox, "connection refused", True),
+        (spec, run_wait, "step flush is running", True),
+        (spec, invalid, "needs a summary", False),  # never one memory could take
+        (spec, {}, "had not taken it", False),
+        ({"service": "cart"}, outbox, "no outcome", False),
+    ]
+    for row_spec, status, words, lost in rows:
+        why, is_lost = st.outcome_after_deletion(row_spec, status)
+        assert (words in why, is_lost) == (True, lost), (why, status)
+
+
 def test_runbook_counts_are_counted_once_per_incident() -> None:
     first = st.runbook_counts_status({}, "ns/inc-1", "succeeded", NOW)
     assert first is not None

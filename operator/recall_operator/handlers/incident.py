@@ -410,10 +410,9 @@ async def _keep_outcome(memo: kopf.Memo, body: Mapping[str, Any], spec: Mapping[
         kopf_logger.warning(f"{namespace}/{name}: could not {'add' if hold else 'remove'} "
                             f"{st.OUTCOME_FINALIZER}: {exc}")
         return
-    if changed and not hold and deleting is not None and st.outcome_waits(spec, status):
-        why = (f"deleted before its outcome could be written into memory: memory was unreachable for "
-               f"{DELETION_WAIT} after the deletion was asked; the outcome is lost "
-               f"({(status.get('memory') or {}).get('lastError') or 'no error recorded'})")
+    why, lost = st.outcome_after_deletion(spec, status)
+    if changed and deleting is not None and lost:  # let go after DELETION_WAIT with the outcome still waiting
+        why = f"held {DELETION_WAIT} for memory, which did not come back: {why}"
         kopf_logger.error(f"{namespace}/{name}: {why}")
         metrics.OUTCOMES_LOST.inc()  # metrics
         await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Warning", "OutcomeLost", why,
@@ -435,11 +434,12 @@ async def _last_chance(name: str, namespace: str, spec: Mapping[str, Any], statu
         metrics.OUTCOMES_LOST.inc()  # metrics
         kopf_logger.exception(f"{namespace}/{name}: deleted; writing its outcome into memory failed, it is lost")
         return
-    if change is not None and st.is_settled({**status, **change.patch}, st.resolution_key(outcome)):
-        kopf_logger.info(f"{namespace}/{name}: deleted; its outcome was written into memory first")
-    else:
+    why, lost = st.outcome_after_deletion(spec, {**status, **(change.patch if change is not None else {})})
+    if lost:
         metrics.OUTCOMES_LOST.inc()  # metrics
-        kopf_logger.error(f"{namespace}/{name}: deleted before its outcome could be written into memory; it is lost")
+        kopf_logger.error(f"{namespace}/{name}: {why}")
+    else:
+        kopf_logger.info(f"{namespace}/{name}: deleted; {why}")
 
 
 def _lock(memo: kopf.Memo, meta: Mapping[str, Any]) -> asyncio.Lock:

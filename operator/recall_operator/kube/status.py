@@ -417,6 +417,27 @@ def holds_deletion(spec: Mapping[str, Any], status: Mapping[str, Any], deletion_
     return deletion_requested is None or now - deletion_requested < DELETION_WAIT
 
 
+def outcome_after_deletion(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[str, bool]:
+    """What became of a deleted Incident's outcome, by the status its last evaluation left: what to
+    say of it, and whether it is lost (it waited for memory, which never took it)."""
+    outcome = current_outcome(spec)
+    if outcome is None:
+        return "it had no outcome", False
+    memory = status.get("memory") or {}
+    key = resolution_key(outcome)
+    if memory.get("consolidated") == key:
+        return "its outcome was written into memory", False
+    if memory.get("key") == key and memory.get("refused") is not None:
+        return f"its outcome was not written into memory: {memory['refused']}", False
+    if outcome_waits(spec, status):
+        return (f"deleted before its outcome could be written into memory; the outcome is lost "
+                f"({memory.get('lastError') or memory.get('waiting') or 'no error recorded'})"), True
+    unread = next((c for c in status.get("conditions") or [] if c.get("type") == TRIAGED and c.get("status") == "False"),
+                  None)
+    why = (unread or {}).get("message") or "the operator had not taken it"
+    return f"its outcome was never one memory could take: {why}", False
+
+
 def outcome_waits(spec: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
     """The Incident's current outcome was taken by the operator and waits to be written into memory:
     in the outbox (`outbox_status`) or for the operator's run (`run_wait_status`)."""
