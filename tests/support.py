@@ -159,12 +159,30 @@ def until_bindings_released(kubectl: Callable[..., Any], bindings: list[str]) ->
     wait_for(f"the API server to stop enforcing {', '.join(bindings)}", released, deadline=60)
 
 
+def held_on_resolving(kubectl: Callable[..., Any], namespace: str = "default") -> bool:
+    """Whether the API server now adds the outcome hold (manifests/outcome-hold.yaml) to an Incident
+    created with an outcome: a server-side dry run, which goes through admission and stores nothing."""
+    import yaml
+
+    incident = yaml.safe_load(SAMPLE_INCIDENT.read_text())
+    incident["metadata"] = {"name": "hold-probe", "namespace": namespace,
+                            "annotations": {"recall.dev/opened-by": "admin"}}
+    incident["spec"]["resolution"] = {"summary": "probe", "confirmedBy": "admin"}
+    proc = kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", input=json.dumps(incident))
+    return proc.returncode == 0 and "recall.dev/outcome" in (json.loads(proc.stdout)["metadata"].get("finalizers") or [])
+
+
 def remove_admission(kubectl: Callable[..., Any], docs: list[dict[str, Any]]) -> None:
     """Delete the admission policies and bindings among these manifests, and wait until none is enforced."""
-    kinds = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+    kinds = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+             "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
     for d in docs:
         if d and d.get("kind") in kinds:
             kubectl("delete", d["kind"].lower() + ".admissionregistration.k8s.io", d["metadata"]["name"],
                     "--ignore-not-found")
     until_bindings_released(kubectl, [d["metadata"]["name"] for d in docs
                                       if d and d.get("kind") == "ValidatingAdmissionPolicyBinding"])
+    if any(d and d.get("kind") == "MutatingAdmissionPolicyBinding" for d in docs):
+        # A hold left behind would pin every later test's resolved Incident that no operator lets go.
+        wait_for("the API server to stop holding resolved Incidents", lambda: not held_on_resolving(kubectl),
+                 deadline=60)

@@ -87,6 +87,7 @@ ADMISSION_PLUGINS = (
     "Priority",
     "NodeRestriction",
     "MutatingAdmissionWebhook",
+    "MutatingAdmissionPolicy",  # the outcome hold (manifests/outcome-hold.yaml)
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionWebhook",
     "ResourceQuota",

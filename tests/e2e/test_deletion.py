@@ -26,6 +26,7 @@ import kopf
 import pytest
 
 from alertmanager import free_port
+from support import held_on_resolving, remove_admission, wait_for
 from kit import Clock
 from recall_operator import metrics
 from recall_operator.api import API_VERSION, GROUP, VERSION
@@ -240,6 +241,73 @@ def test_a_deleted_incident_whose_run_goes_on_gives_memory_its_outcome_as_the_ru
         await memory.close()
 
     asyncio.run(go())
+
+
+def _hold_here(kubectl: Callable[..., Any], namespace: str) -> list[dict[str, Any]]:
+    """manifests/outcome-hold.yaml's policy, bound to this namespace only: bound everywhere, it would hold
+    other tests' resolved Incidents that no operator lets go. Returns what to remove."""
+    import yaml
+
+    docs = [d for d in yaml.safe_load_all((MANIFESTS / "outcome-hold.yaml").read_text()) if d]
+    for d in docs:
+        if d["kind"] == "MutatingAdmissionPolicyBinding":
+            d["metadata"]["name"] = f"recall-outcome-hold-{namespace}"
+            d["spec"]["matchResources"]["namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": namespace}}
+    proc = kubectl("apply", "--server-side", "--field-manager=recall-test", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": docs}))
+    assert proc.returncode == 0, proc.stderr
+    wait_for("the outcome hold to be added to an Incident created resolved",
+             lambda: held_on_resolving(kubectl, namespace), deadline=90)
+    return docs
+
+
+def test_an_incident_resolved_and_deleted_while_the_operator_is_down_waits_for_it(
+        k8s_api: Any, kubectl: Callable[..., Any], namespace: str, tmp_path: Path) -> None:
+    """The recall-outcome-hold policy holds the deletion from the moment the outcome is recorded, with no
+    operator running; the operator, back an hour later with memory still down, gives it DELETION_WAIT from
+    its own start, and lets it go once memory has the outcome."""
+    docs = _hold_here(kubectl, namespace)
+    clock = Clock()
+    try:
+        async def go() -> None:
+            down = _unreachable()
+            memo = _memo(k8s_api, down, clock)
+            cluster = Cluster(k8s_api, namespace, memo)
+            body = {"apiVersion": API_VERSION, "kind": "Incident", "metadata": {"name": NAME}, "spec": SPEC}
+            await asyncio.to_thread(cluster.objects.create_namespaced_custom_object, GROUP, VERSION, namespace,
+                                    "incidents", body)
+            # No operator: a person records the outcome and a clean-up deletes the Incident.
+            await asyncio.to_thread(cluster.objects.patch_namespaced_custom_object, GROUP, VERSION, namespace,
+                                    "incidents", NAME, {"spec": {"resolution": OUTCOME}})
+            await cluster.delete()
+            held = await cluster.get()
+            assert held is not None, "deleted at once: the policy did not hold it"
+            assert held["metadata"]["finalizers"] == [st.OUTCOME_FINALIZER] and held["metadata"]["deletionTimestamp"]
+            # The operator starts an hour later; memory is still down. The deletion waits from its start.
+            clock.advance(4 * DELETION_WAIT)
+            memo.started = clock()
+            await cluster.event("MODIFIED", held)
+            waiting = await cluster.get()
+            assert waiting is not None, "let go at the operator's first try: the outcome is lost"
+            assert waiting["status"]["memory"]["outbox"] == "pending", waiting["status"]
+            assert _resolved(waiting)["reason"] == "DeletionWaitsForMemory", _resolved(waiting)
+            assert f"until {memo.started + DELETION_WAIT:%Y-%m-%d %H:%M}" in _resolved(waiting)["message"]
+            # Memory is back within the wait: the outcome is written, and the Incident goes.
+            memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+            memo.memory = memory
+            clock.advance(DELETION_WAIT / 2)
+            await cluster.loop_pass()
+            assert await cluster.get() is None, "still held after its outcome was written"
+            remembered = await memory.get(NAME, namespace)
+            assert remembered is not None and remembered.resolution.summary == OUTCOME["summary"], remembered
+            await memory.close()
+            await down.close()
+
+        asyncio.run(go())
+    finally:
+        remove_admission(kubectl, docs)
+    reasons = {reason for _type, reason, _message in _events(kubectl, namespace)}
+    assert "OutcomeLost" not in reasons, reasons
 
 
 def test_a_hold_a_responder_forges_does_not_pin_an_incident(

@@ -1,4 +1,4 @@
-"""Admission, on the real kube-apiserver (manifests/admission.yaml, manifests/rbac.yaml, the CRDs).
+"""Admission, on the real kube-apiserver (manifests/admission.yaml, outcome-hold.yaml, rbac.yaml, the CRDs).
 
 The policies are applied as shipped, for this module only, and deleted
 afterwards: they bind in every namespace and would refuse other tests'
@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from recall_operator.kube import jobs as jobkit
-from support import remove_admission, wait_for
+from support import held_on_resolving, remove_admission, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -77,7 +77,7 @@ def refused(proc: Any, *words: str, what: str) -> None:
 
 @pytest.fixture(scope="module")
 def policies(kubectl: Callable[..., Any]) -> Iterator[None]:
-    apply_files(kubectl, "namespace-restricted.yaml", "rbac.yaml", "admission.yaml")
+    apply_files(kubectl, "namespace-restricted.yaml", "rbac.yaml", "admission.yaml", "outcome-hold.yaml")
     try:
         # Policies load asynchronously: retry a known-bad create until it is refused.
         def both_refused() -> Any:
@@ -88,9 +88,12 @@ def policies(kubectl: Callable[..., Any]) -> Iterator[None]:
         bad_a, bad_i = wait_for("the admission policies to refuse an Approval and an Incident that lie about "
                                 "their author", both_refused, deadline=90)
         assert "must be you" in bad_a.stderr + bad_i.stderr, bad_a.stderr + bad_i.stderr
+        wait_for("the outcome hold to be added to an Incident created resolved", lambda: held_on_resolving(kubectl),
+                 deadline=90)
         yield
     finally:
-        remove_admission(kubectl, list(yaml.safe_load_all((MANIFESTS / "admission.yaml").read_text())))
+        remove_admission(kubectl, [d for n in ("admission.yaml", "outcome-hold.yaml")
+                                   for d in yaml.safe_load_all((MANIFESTS / n).read_text())])
 
 
 @pytest.fixture
@@ -227,17 +230,62 @@ def test_only_the_operator_holds_a_deletion(kubectl: Callable[..., Any], approve
         return kubectl("patch", "incident", "held", "-n", ns, "--type=merge",
                        "-p", json.dumps({"metadata": {"finalizers": names}}), as_user=as_user)
 
-    refused(finalizers([OUTCOME_HOLD]), "only the operator adds the finalizer recall.dev/outcome",
+    refused(finalizers([OUTCOME_HOLD]), "only the operator, or recording an outcome, adds the finalizer recall.dev/outcome",
             what="a person holds an Incident's deletion")
     born = incident(ns, "born-held", ADMIN)
     born["metadata"]["finalizers"] = [OUTCOME_HOLD]
-    refused(create(kubectl, born), "only the operator adds", what="an Incident created held")
+    refused(create(kubectl, born), "only the operator, or recording an outcome, adds", what="an Incident created held")
     ok = finalizers([OUTCOME_HOLD], as_user=OPERATOR)
     assert ok.returncode == 0, ok.stderr
     ok = finalizers([OUTCOME_HOLD, "example.com/keep"])  # kept, and another finalizer is not the policy's business
     assert ok.returncode == 0, ok.stderr
     ok = finalizers(None)
     assert ok.returncode == 0, ok.stderr
+
+
+def finalizers_of(kubectl: Callable[..., Any], ns: str, name: str) -> list[str]:
+    body = json.loads(kubectl("get", "incident", name, "-n", ns, "-o", "json", check=True).stdout)
+    return list(body["metadata"].get("finalizers") or [])
+
+
+def test_recording_an_outcome_holds_the_incident_s_deletion(kubectl: Callable[..., Any], approvers: str) -> None:
+    """The API server adds the outcome hold in the request that records an outcome, whoever records it,
+    so an Incident resolved and deleted while the operator is down waits for it (test_deletion shows the
+    operator letting it go); nothing else adds it, and it is never added to an Incident being deleted."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "to-hold", "mallory"), as_user="mallory").returncode == 0
+    ok = kubectl("patch", "incident", "to-hold", "-n", ns, "--type=merge", "-p", '{"spec":{"severity":"low"}}',
+                 as_user="mallory")
+    assert ok.returncode == 0, ok.stderr
+    assert finalizers_of(kubectl, ns, "to-hold") == []  # an edit that records no outcome holds nothing
+    ok = resolve(kubectl, ns, "to-hold", {"summary": "recycled cart", "confirmedBy": "mallory"}, "mallory")
+    assert ok.returncode == 0, ok.stderr
+    assert finalizers_of(kubectl, ns, "to-hold") == [OUTCOME_HOLD]
+    # The operator let go once memory had it; a correction is a new outcome, held again, beside another finalizer.
+    ok = kubectl("patch", "incident", "to-hold", "-n", ns, "--type=merge", "-p",
+                 json.dumps({"metadata": {"finalizers": ["example.com/keep"]}}))
+    assert ok.returncode == 0, ok.stderr
+    fix = {"reason": "it was redis", "summary": "flushed redis by hand", "confirmedBy": "olga"}
+    ok = correct(kubectl, ns, "to-hold", [fix], "olga")
+    assert ok.returncode == 0, ok.stderr
+    assert finalizers_of(kubectl, ns, "to-hold") == ["example.com/keep", OUTCOME_HOLD]
+    # Created already resolved (an import of past incidents): held too.
+    born = incident(ns, "born-resolved", "mallory")
+    born["spec"]["resolution"] = {"summary": "went away", "confirmedBy": "mallory"}
+    assert create(kubectl, born, as_user="mallory").returncode == 0
+    assert finalizers_of(kubectl, ns, "born-resolved") == [OUTCOME_HOLD]
+    # Being deleted (kept by another finalizer): a correction is taken, and no hold is added.
+    ok = kubectl("patch", "incident", "to-hold", "-n", ns, "--type=merge", "-p",
+                 json.dumps({"metadata": {"finalizers": ["example.com/keep"]}}))
+    assert ok.returncode == 0, ok.stderr
+    assert kubectl("delete", "incident", "to-hold", "-n", ns, "--wait=false").returncode == 0
+    ok = correct(kubectl, ns, "to-hold", [fix, {**fix, "reason": "and the network", "confirmedBy": "olga"}], "olga")
+    assert ok.returncode == 0, ok.stderr
+    assert finalizers_of(kubectl, ns, "to-hold") == ["example.com/keep"]
+    # A hold without an outcome in the same request is still refused (test_only_the_operator_holds_a_deletion).
+    for name in ("to-hold", "born-resolved"):
+        ok = kubectl("patch", "incident", name, "-n", ns, "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
+        assert ok.returncode == 0, ok.stderr
 
 
 def resolve(kubectl: Callable[..., Any], ns: str, name: str, resolution: Any, as_user: str | None) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import renderer
+from support import held_on_resolving, renderer, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -83,6 +83,9 @@ def namespaces(kubectl: Callable[..., Any], cluster: Any) -> Iterator[dict[str, 
         env = shell_env(cluster)
         subprocess.run(["helm", "uninstall", "recall-operator", "--namespace", names["recall-system"], "--wait=false"],
                        capture_output=True, text=True, env=env, timeout=120, check=False)
+        # Its outcome hold, bound to every namespace, would pin the resolved Incidents of later tests.
+        wait_for("the API server to stop holding resolved Incidents", lambda: not held_on_resolving(kubectl),
+                 deadline=60)
         for ns in names.values():
             kubectl("delete", "namespace", ns, "--wait=false", "--ignore-not-found")
         for name in created:
@@ -136,6 +139,11 @@ def test_every_install_command_runs(
                  "prometheusrule.monitoring.coreos.com"):
         assert kubectl("get", kind, "recall-operator", "-n", ns, "-o", "name").returncode == 0, kind
     assert kubectl("get", "configmap", "recall-operator-dashboard", "-n", ns, "-o", "name").returncode == 0
+    # This API server serves MutatingAdmissionPolicy (1.36): the install holds outcomes, in every namespace.
+    hold = json.loads(kubectl("get", "mutatingadmissionpolicybinding", f"recall-outcome-hold-{ns}", "-o", "json",
+                              check=True).stdout)
+    assert hold["spec"]["policyName"] == f"recall-outcome-hold-{ns}" and hold["spec"]["matchResources"][
+        "namespaceSelector"] == {}, hold["spec"]
     cm = json.loads(kubectl("get", "configmap", "argocd-cm", "-n", argocd, "-o", "json", check=True).stdout)
     assert cm["data"]["url"] == "https://argocd.example"  # a merge: what was there stays
     assert cm["data"]["resource.customizations.health.recall.dev_Incident"] == (

@@ -103,6 +103,33 @@ def test_chart_rbac_and_admission_match_the_plain_manifests(helm: str) -> None:
     assert compared >= 8, compared
 
 
+MAP_API = "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"
+
+
+def test_the_chart_holds_outcomes_as_the_plain_manifest_does_where_the_api_server_can(helm: str) -> None:
+    """MutatingAdmissionPolicy is served from Kubernetes 1.36: the chart renders the hold only where
+    the API server serves it, and then the same as manifests/outcome-hold.yaml."""
+    plain = by_kind_name(docs((ROOT / "manifests" / "outcome-hold.yaml").read_text()))
+    assert set(plain) == {("MutatingAdmissionPolicy", "recall-outcome-hold"),
+                          ("MutatingAdmissionPolicyBinding", "recall-outcome-hold")}
+    chart = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API)))
+    for key, want in plain.items():
+        assert key in chart, f"the chart has no {key}"
+        assert chart[key]["spec"] == want["spec"], f"{key}: spec differs from manifests/outcome-hold.yaml"
+    older = [d["kind"] for d in docs(render.render_chart(helm))]
+    assert not any(k.startswith("MutatingAdmissionPolicy") for k in older), older
+    off = docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "admission.holdOutcomes=false"))
+    assert not any(d["kind"].startswith("MutatingAdmissionPolicy") for d in off)
+    # Watching named namespaces, only their Incidents are held: no operator would let another one go.
+    named = docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "watch.allNamespaces=false",
+                                     "--set", "watch.namespaces={shop,payments}", namespace="shop"))
+    (binding,) = [d for d in named if d["kind"] == "MutatingAdmissionPolicyBinding"]
+    assert binding["metadata"]["name"] == "recall-outcome-hold-shop"
+    assert binding["spec"]["policyName"] == "recall-outcome-hold-shop"
+    assert binding["spec"]["matchResources"]["namespaceSelector"] == {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["shop", "payments"]}]}
+
+
 def test_named_namespaces_confine_the_operators_jobs(helm: str) -> None:
     """Watching named namespaces, the operator may create Jobs only there (a Role each), not cluster-wide."""
     rendered = docs(render.render_chart(helm, "--set", "watch.allNamespaces=false",

@@ -269,6 +269,13 @@ def test_an_incident_is_held_from_deletion_only_while_its_outcome_waits_and_dele
     ]
     for row_spec, status, asked, held in rows:
         assert st.holds_deletion(row_spec, status, asked, NOW) is held, (row_spec, status, asked)
+    # A deletion requested while the operator was down waits DELETION_WAIT from the operator's start.
+    asked_long_ago, started = NOW - 3 * DELETION_WAIT, NOW - timedelta(minutes=1)
+    assert st.deletion_wait_began(asked_long_ago, started) == started
+    assert st.holds_deletion(spec, outbox, st.deletion_wait_began(asked_long_ago, started), NOW) is True
+    assert st.holds_deletion(spec, outbox, st.deletion_wait_began(asked_long_ago, None), NOW) is False
+    assert st.deletion_wait_began(NOW, started) == NOW  # asked while the operator ran: from the request
+    assert st.deletion_wait_began(None, started) is None  # not being deleted
     # While the deletion waits, the outbox says until when, and what is lost after.
     waiting = st.outbox_status(outbox, key, 2, NOW, "connection refused", NOW + DELETION_WAIT)
     resolved = {c["type"]: c for c in waiting.patch["conditions"]}["Resolved"]

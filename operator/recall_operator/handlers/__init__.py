@@ -117,6 +117,8 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     memo.locks = {}
     # A clock put in the memo before start-up (a test's) is kept.
     memo.clock = clock(memo)
+    # A deletion requested while the operator was down waits DELETION_WAIT from here (kube.status).
+    memo.started = memo.clock()
     where = ms.path if ms.backend == "embedded" else f"{ms.hindsight_url}, bank {ms.hindsight_bank}, cluster {ms.cluster}"
     logger.info(f"memory backend {ms.backend} ({where})")
 

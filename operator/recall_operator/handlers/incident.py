@@ -15,7 +15,9 @@ now; one left by an older version is removed by Kopf itself on the next event
 of that Incident (it removes its finalizer when no handler needs it), delete
 included. The operator's own finalizer (kube.status.OUTCOME_FINALIZER) is on
 an Incident only while its outcome waits for memory, so that a deletion
-cannot lose it (`_keep_outcome`).
+cannot lose it (`_keep_outcome`); the recall-outcome-hold admission policy
+adds it where the outcome is recorded, for the operator to take off once
+memory has it.
 
 The handler watches events (kopf.on.event) rather than Kopf's create and
 update causes: those make Kopf write its bookkeeping annotations (a copy of
@@ -384,6 +386,10 @@ async def consolidate(
     return st.consolidated_status(status, key, memory.name, counted, generation, now, episode.unsupported)
 
 
+def _deletion_wait_began(memo: kopf.Memo, meta: Mapping[str, Any]) -> datetime | None:
+    return st.deletion_wait_began(parse_time(meta.get("deletionTimestamp")), memo.get("started"))
+
+
 def _held(meta: Mapping[str, Any]) -> bool:
     """The Incident carries the operator's hold on its deletion (kube.status.OUTCOME_FINALIZER)."""
     return st.OUTCOME_FINALIZER in (meta.get("finalizers") or ())
@@ -398,7 +404,7 @@ async def _keep_outcome(memo: kopf.Memo, body: Mapping[str, Any], spec: Mapping[
     added once deletion began; a failure here is retried by the next pass.
     """
     meta = body["metadata"]
-    deleting = parse_time(meta.get("deletionTimestamp"))
+    deleting = _deletion_wait_began(memo, meta)
     hold = st.holds_deletion(spec, status, deleting, clock(memo)())
     if hold == _held(meta) or (hold and deleting is not None):
         return
@@ -485,7 +491,7 @@ async def evaluate(
         if st.is_settled(status, st.resolution_key(resolution)):
             return None
         return await consolidate(name, namespace, incident.spec, resolution, status, generation, memo, ctx,
-                                 opened_by({"metadata": meta}), incident.uid, parse_time(meta.get("deletionTimestamp")),
+                                 opened_by({"metadata": meta}), incident.uid, _deletion_wait_began(memo, meta),
                                  incident.created_at)
     config = operator_settings(memo)
     assessment, plan, error = await triage(incident, ctx, memo.get("memory"), config.gate())

@@ -403,9 +403,21 @@ def waiting_since(status: Mapping[str, Any], key: str) -> datetime | None:
 
 # The finalizer an Incident carries while its recorded outcome is not yet in memory
 # (waiting in the outbox, or for the operator's run): the outcome is held nowhere
-# else, and deleting the Incident then would lose it. Only such Incidents carry it,
-# so the answer to every other Incident costs no extra write.
+# else, and deleting the Incident then would lose it. The operator adds it when it
+# sees an outcome wait; where the recall-outcome-hold admission policy is installed,
+# the API server adds it to the request that records the outcome (so a deletion while
+# the operator is down waits too), and the operator takes it off once memory has it.
 OUTCOME_FINALIZER = "recall.dev/outcome"
+
+
+def deletion_wait_began(requested: datetime | None, operator_started: datetime | None) -> datetime | None:
+    """When the operator began to wait for memory on behalf of a deletion: its request, or the
+    operator's start when that came later. A deletion requested while the operator was down (held by
+    the recall-outcome-hold admission policy) waits its whole DELETION_WAIT once the operator is back,
+    instead of being given up at the first failed write."""
+    if requested is None or operator_started is None:
+        return requested
+    return max(requested, operator_started)
 
 
 def holds_deletion(spec: Mapping[str, Any], status: Mapping[str, Any], deletion_requested: datetime | None,
