@@ -282,10 +282,13 @@ def test_recording_an_outcome_holds_the_incident_s_deletion(kubectl: Callable[..
     ok = correct(kubectl, ns, "to-hold", [fix, {**fix, "reason": "and the network", "confirmedBy": "olga"}], "olga")
     assert ok.returncode == 0, ok.stderr
     assert finalizers_of(kubectl, ns, "to-hold") == ["example.com/keep"]
-    # A hold without an outcome in the same request is still refused (test_only_the_operator_holds_a_deletion).
     for name in ("to-hold", "born-resolved"):
         ok = kubectl("patch", "incident", name, "-n", ns, "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
         assert ok.returncode == 0, ok.stderr
+    # A resolved Incident let go is not held again without a new outcome in the same request.
+    refused(kubectl("patch", "incident", "born-resolved", "-n", ns, "--type=merge", "-p",
+                    json.dumps({"metadata": {"finalizers": [OUTCOME_HOLD]}}), as_user="mallory"),
+            "mallory may remove it, not add it", what="mallory holds a resolved Incident again")
 
 
 def resolve(kubectl: Callable[..., Any], ns: str, name: str, resolution: Any, as_user: str | None) -> Any:
