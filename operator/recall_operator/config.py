@@ -102,6 +102,9 @@ class OperatorSettings(BaseModel):
         "namespace", description="what an incident recalls: memories of its namespace's name, or all on the bank")
     cluster: str = Field("", description="this cluster's name on a shared Hindsight bank, a DNS label "
                                           "(unset: the UID of the kube-system namespace)")
+    hindsight_key: str = Field("", repr=False, description="the key memories on the Hindsight bank are signed with; "
+                                                           "one not signed with it backs no runbook (unset: none is "
+                                                           "signed nor checked)")
     # the gate (domain.recommend.Settings argues for each default)
     novel_bar: int = _bar(_GATE.novel_bar, 100, "below this best similarity nothing is a precedent")
     actionable_bar: int = _bar(_GATE.actionable_bar, 100, "a precedent must reach this to be actionable")
@@ -200,7 +203,7 @@ class OperatorSettings(BaseModel):
         return MemorySettings(backend=self.memory_backend, path=self.memory_path, hindsight_url=self.hindsight_url,
                               hindsight_bank=self.hindsight_bank, hindsight_index=self.hindsight_index,
                               hindsight_poll_s=self.hindsight_poll_s, hindsight_scope=self.hindsight_scope,
-                              cluster=self.cluster)
+                              cluster=self.cluster, hindsight_key=self.hindsight_key)
 
     def seal_key(self) -> bytes:
         """The key this operator seals its recommendations with (domain.execution.seal)."""

@@ -131,7 +131,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
         "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": "http://memory:8888",
         "RECALL_HINDSIGHT_INDEX": "off", "RECALL_HINDSIGHT_POLL_S": "0.5", "RECALL_NOVEL_BAR": "40",
         "RECALL_FOUR_EYES": "false", "RECALL_AUTO_DRY_RUN": "no", "RECALL_ALLOW_SIMULATED_FAILURE": "1",
-        "RECALL_STATUS_KEY": "k",
+        "RECALL_STATUS_KEY": "k", "RECALL_HINDSIGHT_KEY": "bank-key",
     })
     m = s.memory()
     assert (m.backend, m.hindsight_url, m.hindsight_index, m.hindsight_poll_s) == ("hindsight", "http://memory:8888",
@@ -141,6 +141,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
     assert (e.auto_dry_run, e.allow_simulated_failure) == (False, True)
     assert s.seal_key() == b"k"
     assert "status_key" not in repr(s)  # a secret stays out of logs
+    assert m.hindsight_key == "bank-key" and "bank-key" not in repr(s) + repr(m)
 
 
 def test_an_unset_status_key_is_one_random_key_per_process() -> None:
@@ -192,4 +193,4 @@ def test_the_readme_lists_every_setting_with_its_variable_and_flag() -> None:
     for name in OperatorSettings.model_fields:
         row = next((line for line in table.splitlines() if line.startswith(f"| `{env_name(name)}` |")), None)
         assert row is not None, f"README's settings table has no row for {env_name(name)}"
-        assert name == "status_key" or f"`{flag_name(name)}`" in row, row
+        assert name in ("status_key", "hindsight_key") or f"`{flag_name(name)}`" in row, row

@@ -30,6 +30,7 @@ from recall_operator.domain.consolidation import (
     run_in_progress,
     runbook_outcome,
     runbook_run_here,
+    unvouched,
 )
 from recall_operator.domain.guards import failed_before
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution
@@ -188,6 +189,25 @@ def test_a_success_the_operator_ran_counts() -> None:
     res = as_remembered(CLAIM, CATALOG, ran="k8s-rollback-deploy", opener="olga", approvers=["bob"])
     assert res == CLAIM.model_copy(update={"actions": res.actions}) and not any(a.reported for a in res.actions)
     assert runbook_outcome(res, "k8s-rollback-deploy") == "succeeded"
+
+
+def test_a_memory_no_operator_of_the_bank_signed_backs_no_runbook_but_its_failures_count() -> None:
+    """A memory on a Hindsight bank without a valid signature (memory.hindsight.vouched_for) may be a forgery:
+    as recorded by the operator that ran the runbook, every success in it is only reported."""
+    vouched = as_remembered(CLAIM, CATALOG, ran="k8s-rollback-deploy", opener="olga", approvers=["bob"])
+    assert runbook_outcome(vouched, "k8s-rollback-deploy") == "succeeded"  # what the forger copies
+    forged = unvouched(vouched)
+    assert forged.runbook is None and forged.reported_runbook == "k8s-rollback-deploy"
+    assert all(a.reported for a in forged.actions if a.result == "succeeded")  # manual fixes too: nobody vouched
+    assert runbook_outcome(forged, "k8s-rollback-deploy") is None
+    assert count_runbook_outcomes([forged] * 5, "k8s-rollback-deploy") == count_runbook_outcomes([], "x")
+    failed = Resolution.model_validate({"summary": "made it worse", "confirmedBy": "mallory", "actions": [
+        {"action": "run runbook redis-flush", "result": "failed"},
+        {"action": "run runbook k8s-rollback-deploy", "result": "succeeded"}]})
+    kept = unvouched(failed)
+    assert runbook_outcome(kept, "redis-flush") == "failed"  # a failure only makes a fix less trusted
+    assert runbook_outcome(kept, "k8s-rollback-deploy") is None
+    assert unvouched(kept) == kept  # read twice, the same
 
 
 def test_a_reported_failure_still_counts_against_the_runbook() -> None:

@@ -218,6 +218,18 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     return resolution.model_copy(update=update)
 
 
+def unvouched(resolution: Resolution) -> Resolution:
+    """An outcome read from a memory no operator of this bank signed (memory.hindsight): whatever it says
+    succeeded is only reported, so it backs no runbook and moves no win rate; what it says failed still
+    counts, which can only make a fix less trusted."""
+    actions = tuple(a.model_copy(update={"reported": True}) if a.result == "succeeded" else a
+                    for a in resolution.actions)
+    update: dict[str, Any] = {"actions": actions}
+    if resolution.runbook:
+        update.update(runbook=None, reported_runbook=resolution.runbook)
+    return resolution.model_copy(update=update)
+
+
 def remembered_outcome(resolution: Resolution, runbooks: Iterable[str], status: Mapping[str, Any],
                        opener: str | None) -> Resolution:
     """`as_remembered` for an incident on the cluster, from what its status records of the run."""

@@ -173,4 +173,6 @@ class MemorySettings:
     hindsight_scope: str = "namespace"
     # Hindsight: this operator's cluster identity, in the id of every memory it writes ("": none).
     cluster: str = ""
+    # Hindsight: the bank's signing key ("": memories are neither signed nor checked).
+    hindsight_key: str = field(default="", repr=False)
     extra: dict[str, str] = field(default_factory=dict)

@@ -114,6 +114,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
+import hmac
 import logging
 import re
 import shutil
@@ -132,7 +134,7 @@ from hindsight_client_api.exceptions import ApiException, NotFoundException
 from hindsight_client_api.models.list_memory_units_response import ListMemoryUnitsResponse
 from hindsight_client_api.models.recall_response import RecallResponse
 
-from recall_operator.domain.consolidation import final_outcome, memory_text
+from recall_operator.domain.consolidation import final_outcome, memory_text, unvouched
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.text import STOPWORDS
 from recall_operator.domain.times import parse_time
@@ -216,8 +218,21 @@ def memory_tags(memory: EpisodicMemory, cluster: str = "") -> list[str]:
     return tags
 
 
-def memory_metadata(memory: EpisodicMemory, cluster: str = "") -> dict[str, str]:
-    """Metadata values must be strings: the memory itself travels as JSON."""
+def memory_seal(key: bytes, cluster: str, memory_json: str) -> str:
+    """The signature of a memory's JSON as written by `cluster`, under the bank's key (RECALL_HINDSIGHT_KEY)."""
+    return hmac.new(key, f"{cluster}\n{memory_json}".encode(), hashlib.sha256).hexdigest()
+
+
+def vouched_for(metadata: dict[str, Any] | None, key: bytes) -> bool:
+    """Whether a document's memory was signed with `key` by the cluster it names, and not changed since."""
+    raw, seal = (metadata or {}).get("memory"), (metadata or {}).get("seal")
+    if not isinstance(raw, str) or not isinstance(seal, str):
+        return False
+    return hmac.compare_digest(seal, memory_seal(key, _written_by(metadata), raw))
+
+
+def memory_metadata(memory: EpisodicMemory, cluster: str = "", key: bytes | None = None) -> dict[str, str]:
+    """Metadata values must be strings: the memory itself travels as JSON, signed when the bank has a key."""
     metadata = {
         "memory": memory.model_dump_json(by_alias=True),
         "namespace": memory.namespace,
@@ -229,16 +244,18 @@ def memory_metadata(memory: EpisodicMemory, cluster: str = "") -> dict[str, str]
     }
     if cluster:
         metadata["cluster"] = cluster
+    if key is not None:
+        metadata["seal"] = memory_seal(key, cluster, metadata["memory"])
     return metadata
 
 
-def retain_item(memory: EpisodicMemory, cluster: str = "") -> dict[str, Any]:
+def retain_item(memory: EpisodicMemory, cluster: str = "", key: bytes | None = None) -> dict[str, Any]:
     """What is retained for one memory, by `remember` and `remember_many` alike."""
     return {
         "content": memory_text(memory),
         "document_id": document_id(memory.namespace, memory.incident, cluster),
         "tags": memory_tags(memory, cluster),
-        "metadata": memory_metadata(memory, cluster),
+        "metadata": memory_metadata(memory, cluster, key),
         "timestamp": memory.resolved_at,
         "context": RETAIN_CONTEXT,
     }
@@ -320,6 +337,7 @@ class HindsightMemory:
         queued: bool = False,
         scope: str = "namespace",
         cluster: str = "",
+        key: bytes | None = None,
     ) -> None:
         if scope not in SCOPES:
             raise ValueError(f"hindsight scope must be one of {', '.join(SCOPES)}, not {scope!r}")
@@ -329,6 +347,10 @@ class HindsightMemory:
         self.bank = bank
         self.scope = scope
         self.cluster = cluster
+        # The bank's key (RECALL_HINDSIGHT_KEY): what this operator writes is signed with it, and a
+        # memory read without a valid signature backs no runbook (`_read`). None: neither.
+        self.key = key
+        self._unvouched: set[str] = set()  # documents already named in the log as not signed
         self.poll_interval = poll_interval
         self.with_index = index
         self.write_behind = write_behind
@@ -432,7 +454,7 @@ class HindsightMemory:
         if self.write_behind:
             return await self._remember_behind(memory)
         await self._prepare_bank()
-        item = retain_item(memory, self.cluster)
+        item = retain_item(memory, self.cluster, self.key)
         await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[item]))
         await self._into_index([memory])
         await self._supersede([memory])
@@ -456,7 +478,7 @@ class HindsightMemory:
             return
         # An outcome still queued behind must not land after (and over) a newer one written here.
         await self.flush()
-        items = [retain_item(m, self.cluster) for m in latest.values()]
+        items = [retain_item(m, self.cluster, self.key) for m in latest.values()]
         batches = [items[i : i + RETAIN_BATCH] for i in range(0, len(items), RETAIN_BATCH)]
         slots = asyncio.Semaphore(BULK_IN_FLIGHT)
         await self._prepare_bank()
@@ -500,7 +522,7 @@ class HindsightMemory:
                 keys = list(held.queued)[:RETAIN_BATCH]
                 held.sending = [held.queued.pop(k) for k in keys]
                 try:
-                    items = [retain_item(q.memory, self.cluster) for q in held.sending]
+                    items = [retain_item(q.memory, self.cluster, self.key) for q in held.sending]
                     if self.queued:
                         await self._send_queued(held.sending, items)
                     else:
@@ -654,12 +676,25 @@ class HindsightMemory:
             self._legacy.discard((namespace, incident))
 
     def _read(self, metadata: dict[str, Any] | None) -> EpisodicMemory | None:
-        """The memory a document or unit carries, under the name this operator reads it by (see `local_name`)."""
+        """The memory a document or unit carries, under the name this operator reads it by (see `local_name`).
+
+        With a key, a memory not signed with it (written by anyone who can reach
+        the server, or before the key was set) keeps its words as a precedent,
+        but what it says succeeded is only reported (`unvouched`).
+        """
         memory = _from_metadata(metadata)
         if memory is None:
             return None
         name = local_name(memory.incident, _written_by(metadata), self.cluster)
-        return memory if name == memory.incident else memory.model_copy(update={"incident": name})
+        update: dict[str, Any] = {} if name == memory.incident else {"incident": name}
+        if self.key is not None and not vouched_for(metadata, self.key):
+            update["resolution"] = unvouched(memory.resolution)
+            document = f"{memory.namespace}/{name}"
+            if document not in self._unvouched:
+                self._unvouched.add(document)
+                log.warning(f"memory: {document} is not signed with this bank's key (RECALL_HINDSIGHT_KEY): "
+                            "recalled, but what it says succeeded backs no runbook")
+        return memory.model_copy(update=update) if update else memory
 
     def _listed(self, item: Any) -> _Listed | None:
         memory = self._read(item.document_metadata)
