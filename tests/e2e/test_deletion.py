@@ -130,6 +130,18 @@ async def _held_in_the_outbox(cluster: Cluster) -> dict[str, Any]:
     return deleting
 
 
+async def _memory_comes_back(cluster: Cluster, clock: Clock, tmp_path: Path) -> None:
+    """Memory is back within DELETION_WAIT: the loop writes the outcome, and the Incident goes."""
+    memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
+    cluster.memo.memory = memory
+    clock.advance(DELETION_WAIT / 2)
+    await cluster.loop_pass()
+    assert await cluster.get() is None, "still held after its outcome was written"
+    held = await memory.get(NAME, cluster.ns)
+    assert held is not None and held.resolution.summary == OUTCOME["summary"], held
+    await memory.close()
+
+
 def test_a_deleted_incident_is_held_until_memory_takes_its_outcome(
         k8s_api: Any, kubectl: Callable[..., Any], namespace: str, tmp_path: Path) -> None:
     clock = Clock()
@@ -145,15 +157,7 @@ def test_a_deleted_incident_is_held_until_memory_takes_its_outcome(
         assert waiting is not None
         assert _resolved(waiting)["reason"] == "DeletionWaitsForMemory", _resolved(waiting)
         assert f"until {clock() + DELETION_WAIT:%Y-%m-%d}" in _resolved(waiting)["message"]
-        # Memory is back: the outcome is written, and the Incident goes.
-        memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-        memo.memory = memory
-        clock.advance(DELETION_WAIT / 2)
-        await cluster.loop_pass()
-        assert await cluster.get() is None, "still held after its outcome was written"
-        held = await memory.get(NAME, namespace)
-        assert held is not None and held.resolution.summary == OUTCOME["summary"], held
-        await memory.close()
+        await _memory_comes_back(cluster, clock, tmp_path)
         await down.close()
 
     asyncio.run(go())
@@ -292,15 +296,7 @@ def test_an_incident_resolved_and_deleted_while_the_operator_is_down_waits_for_i
             assert waiting["status"]["memory"]["outbox"] == "pending", waiting["status"]
             assert _resolved(waiting)["reason"] == "DeletionWaitsForMemory", _resolved(waiting)
             assert f"until {memo.started + DELETION_WAIT:%Y-%m-%d %H:%M}" in _resolved(waiting)["message"]
-            # Memory is back within the wait: the outcome is written, and the Incident goes.
-            memory = EmbeddedMemory(tmp_path / "memory.sqlite3")
-            memo.memory = memory
-            clock.advance(DELETION_WAIT / 2)
-            await cluster.loop_pass()
-            assert await cluster.get() is None, "still held after its outcome was written"
-            remembered = await memory.get(NAME, namespace)
-            assert remembered is not None and remembered.resolution.summary == OUTCOME["summary"], remembered
-            await memory.close()
+            await _memory_comes_back(cluster, clock, tmp_path)
             await down.close()
 
         asyncio.run(go())
