@@ -102,9 +102,10 @@ class OperatorSettings(BaseModel):
         "namespace", description="what an incident recalls: memories of its namespace's name, or all on the bank")
     cluster: str = Field("", description="this cluster's name on a shared Hindsight bank, a DNS label "
                                           "(unset: the UID of the kube-system namespace)")
-    hindsight_key: str = Field("", repr=False, description="the key memories on the Hindsight bank are signed with; "
-                                                           "one not signed with it backs no runbook (unset: none is "
-                                                           "signed nor checked)")
+    hindsight_key: str = Field("", repr=False, description="the key memories on the Hindsight bank are signed with, "
+                                                           "then the keys it used before, comma-separated; a memory "
+                                                           "signed with none of them backs no runbook (unset: none "
+                                                           "is signed nor checked)")
     # the gate (domain.recommend.Settings argues for each default)
     novel_bar: int = _bar(_GATE.novel_bar, 100, "below this best similarity nothing is a precedent")
     actionable_bar: int = _bar(_GATE.actionable_bar, 100, "a precedent must reach this to be actionable")

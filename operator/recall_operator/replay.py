@@ -339,7 +339,7 @@ def _open_memory(ms: MemorySettings, queued: bool = False) -> MemoryBackend:
         poll_interval=ms.hindsight_poll_s,
         write_behind=True,
         queued=queued,
-        key=ms.hindsight_key.encode() or None,
+        keys=ms.hindsight_keys(),
     )
 
 

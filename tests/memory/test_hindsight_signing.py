@@ -24,6 +24,7 @@ from recall_operator.memory.hindsight import HindsightMemory
 
 NS = "payments"
 KEY = b"the key every operator on this bank shares"
+OLD_KEY = b"the key the bank used before"
 VOUCHED = "inc-0001"  # fixed by k8s-rollback-deploy, written by the operator
 ASKING = "inc-0008"  # its precedent is inc-0001: the same connection leak
 RUNBOOK = "k8s-rollback-deploy"
@@ -45,20 +46,25 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
     hindsight_server: Any, history: Any, index: bool
 ) -> None:
     bank = f"signed-{uuid.uuid4().hex[:12]}"
-    operator = HindsightMemory(hindsight_server.url, bank=bank, index=index, cluster="eu", key=KEY)
+    operator = HindsightMemory(hindsight_server.url, bank=bank, index=index, cluster="eu", keys=(KEY, OLD_KEY))
     forger = HindsightMemory(hindsight_server.url, bank=bank, index=False, cluster="eu")  # no key at all
-    other_key = HindsightMemory(hindsight_server.url, bank=bank, index=False, cluster="us", key=b"not the bank's")
+    other_key = HindsightMemory(hindsight_server.url, bank=bank, index=False, cluster="us", keys=(b"not the bank's",))
+    # An operator of another cluster before the key was rotated: what it signed still counts.
+    before = HindsightMemory(hindsight_server.url, bank=bank, index=False, cluster="us", keys=(OLD_KEY,))
     try:
         mine = history.memory(VOUCHED).model_copy(update={"namespace": NS})
         assert mine.resolution.runbook == RUNBOOK
         await operator.remember(mine)
         await forger.remember(forged(history, "inc-9001"))
         await other_key.remember(forged(history, "inc-9002"))
+        await before.remember(history.memory(VOUCHED).model_copy(update={"namespace": NS}))
         await operator.refresh()
-        assert await operator.count() == 3
+        assert await operator.count() == 4
 
         own = await operator.get(VOUCHED, NS)
         assert own is not None and own.resolution == mine.resolution  # signed here: read as written
+        rotated = await operator.get(f"{VOUCHED}.us", NS)
+        assert rotated is not None and rotated.resolution == mine.resolution  # signed with the previous key
         names = ("inc-9001", "inc-9002.us")
         for name in names:
             fake = await operator.get(name, NS)
@@ -70,11 +76,11 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
         query = dataclasses.replace(recall_query(history.incidents[ASKING].model_copy(update={"namespace": NS}),
                                                  history.topology), limit=10)
         recalled = {m.incident: m for m in await operator.recall(query)}
-        assert {VOUCHED, *names} <= set(recalled), set(recalled)
+        assert {VOUCHED, f"{VOUCHED}.us", *names} <= set(recalled), set(recalled)
         record = count_runbook_outcomes([m.resolution for m in recalled.values()], RUNBOOK)
-        assert (record.times_executed, record.times_succeeded) == (1, 1)
+        assert (record.times_executed, record.times_succeeded) == (2, 2)  # the two signed, not the forgeries
         naming = await operator.outcomes_naming(NS, RUNBOOK)
-        assert count_runbook_outcomes([m.resolution for m in naming], RUNBOOK).times_succeeded == 1
+        assert count_runbook_outcomes([m.resolution for m in naming], RUNBOOK).times_succeeded == 2
 
         # Without a key the operator checks nothing: the forgeries count as they claim (the start-up log warns).
         trusting = HindsightMemory(hindsight_server.url, bank=bank, index=index, cluster="eu")
@@ -85,5 +91,5 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
         finally:
             await trusting.close()
     finally:
-        for memory in (operator, forger, other_key):
+        for memory in (operator, forger, other_key, before):
             await memory.close()

@@ -141,7 +141,9 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
     assert (e.auto_dry_run, e.allow_simulated_failure) == (False, True)
     assert s.seal_key() == b"k"
     assert "status_key" not in repr(s)  # a secret stays out of logs
-    assert m.hindsight_key == "bank-key" and "bank-key" not in repr(s) + repr(m)
+    assert m.hindsight_keys() == (b"bank-key",) and "bank-key" not in repr(s) + repr(m)
+    rotated = OperatorSettings.from_env({"RECALL_HINDSIGHT_KEY": "new-key, old-key,"}).memory()
+    assert rotated.hindsight_keys() == (b"new-key", b"old-key")  # the first signs, each vouches
 
 
 def test_an_unset_status_key_is_one_random_key_per_process() -> None:

@@ -25,6 +25,6 @@ def open_backend(settings: MemorySettings) -> MemoryBackend:
             poll_interval=settings.hindsight_poll_s,
             scope=settings.hindsight_scope,
             cluster=settings.cluster,
-            key=settings.hindsight_key.encode() or None,
+            keys=settings.hindsight_keys(),
         )
     raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

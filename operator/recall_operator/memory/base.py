@@ -173,6 +173,10 @@ class MemorySettings:
     hindsight_scope: str = "namespace"
     # Hindsight: this operator's cluster identity, in the id of every memory it writes ("": none).
     cluster: str = ""
-    # Hindsight: the bank's signing key ("": memories are neither signed nor checked).
+    # Hindsight: the bank's signing keys, the current one first, comma-separated ("": memories are
+    # neither signed nor checked). A key the bank used before still vouches for what it signed.
     hindsight_key: str = field(default="", repr=False)
     extra: dict[str, str] = field(default_factory=dict)
+
+    def hindsight_keys(self) -> tuple[bytes, ...]:
+        return tuple(k.strip().encode() for k in self.hindsight_key.split(",") if k.strip())

@@ -223,12 +223,12 @@ def memory_seal(key: bytes, cluster: str, memory_json: str) -> str:
     return hmac.new(key, f"{cluster}\n{memory_json}".encode(), hashlib.sha256).hexdigest()
 
 
-def vouched_for(metadata: dict[str, Any] | None, key: bytes) -> bool:
-    """Whether a document's memory was signed with `key` by the cluster it names, and not changed since."""
+def vouched_for(metadata: dict[str, Any] | None, keys: Sequence[bytes]) -> bool:
+    """Whether a document's memory was signed with one of `keys` by the cluster it names, and not changed since."""
     raw, seal = (metadata or {}).get("memory"), (metadata or {}).get("seal")
     if not isinstance(raw, str) or not isinstance(seal, str):
         return False
-    return hmac.compare_digest(seal, memory_seal(key, _written_by(metadata), raw))
+    return any(hmac.compare_digest(seal, memory_seal(key, _written_by(metadata), raw)) for key in keys)
 
 
 def memory_metadata(memory: EpisodicMemory, cluster: str = "", key: bytes | None = None) -> dict[str, str]:
@@ -337,7 +337,7 @@ class HindsightMemory:
         queued: bool = False,
         scope: str = "namespace",
         cluster: str = "",
-        key: bytes | None = None,
+        keys: Sequence[bytes] = (),
     ) -> None:
         if scope not in SCOPES:
             raise ValueError(f"hindsight scope must be one of {', '.join(SCOPES)}, not {scope!r}")
@@ -347,9 +347,11 @@ class HindsightMemory:
         self.bank = bank
         self.scope = scope
         self.cluster = cluster
-        # The bank's key (RECALL_HINDSIGHT_KEY): what this operator writes is signed with it, and a
-        # memory read without a valid signature backs no runbook (`_read`). None: neither.
-        self.key = key
+        # The bank's keys (RECALL_HINDSIGHT_KEY, the current one first): what this operator writes is
+        # signed with the first, and a memory signed with none of them backs no runbook (`_read`).
+        # None: neither.
+        self.keys = tuple(keys)
+        self.key = self.keys[0] if self.keys else None
         self._unvouched: set[str] = set()  # documents already named in the log as not signed
         self.poll_interval = poll_interval
         self.with_index = index
@@ -687,7 +689,7 @@ class HindsightMemory:
             return None
         name = local_name(memory.incident, _written_by(metadata), self.cluster)
         update: dict[str, Any] = {} if name == memory.incident else {"incident": name}
-        if self.key is not None and not vouched_for(metadata, self.key):
+        if self.keys and not vouched_for(metadata, self.keys):
             update["resolution"] = unvouched(memory.resolution)
             document = f"{memory.namespace}/{name}"
             if document not in self._unvouched:
