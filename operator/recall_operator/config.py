@@ -106,6 +106,8 @@ class OperatorSettings(BaseModel):
                                                            "then the keys it used before, comma-separated; a memory "
                                                            "signed with none of them backs no runbook (unset: none "
                                                            "is signed nor checked)")
+    hindsight_api_key: str = Field("", repr=False, description="the API key the Hindsight server asks for (its "
+                                                               "ApiKeyTenantExtension); unset: none is sent")
     # the gate (domain.recommend.Settings argues for each default)
     novel_bar: int = _bar(_GATE.novel_bar, 100, "below this best similarity nothing is a precedent")
     actionable_bar: int = _bar(_GATE.actionable_bar, 100, "a precedent must reach this to be actionable")
@@ -204,7 +206,8 @@ class OperatorSettings(BaseModel):
         return MemorySettings(backend=self.memory_backend, path=self.memory_path, hindsight_url=self.hindsight_url,
                               hindsight_bank=self.hindsight_bank, hindsight_index=self.hindsight_index,
                               hindsight_poll_s=self.hindsight_poll_s, hindsight_scope=self.hindsight_scope,
-                              cluster=self.cluster, hindsight_key=self.hindsight_key)
+                              cluster=self.cluster, hindsight_key=self.hindsight_key,
+                              hindsight_api_key=self.hindsight_api_key)
 
     def seal_key(self) -> bytes:
         """The key this operator seals its recommendations with (domain.execution.seal)."""

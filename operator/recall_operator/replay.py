@@ -340,6 +340,7 @@ def _open_memory(ms: MemorySettings, queued: bool = False) -> MemoryBackend:
         write_behind=True,
         queued=queued,
         keys=ms.hindsight_keys(),
+        api_key=ms.hindsight_api_key or None,
     )
 
 

@@ -176,9 +176,9 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=main)
 
 
-# A secret stays off the command line, where any process listing shows it: RECALL_STATUS_KEY and
-# RECALL_HINDSIGHT_KEY only.
-ENV_ONLY = frozenset({"status_key", "hindsight_key"})
+# A secret stays off the command line, where any process listing shows it: RECALL_STATUS_KEY,
+# RECALL_HINDSIGHT_KEY and RECALL_HINDSIGHT_API_KEY only.
+ENV_ONLY = frozenset({"status_key", "hindsight_key", "hindsight_api_key"})
 # An older spelling the chart and scripts still pass.
 _ALIASES = {"memory_backend": ["--memory"]}
 

@@ -166,9 +166,10 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     assert args[args.index("--peering") + 1] == "recall-operator"
     # The bank's signing key from a Secret, optional (without it the start-up log warns), only for Hindsight.
     peered_env = only(peered, "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]
-    assert {"name": "RECALL_HINDSIGHT_KEY", "valueFrom": {"secretKeyRef": {
-        "name": "recall-operator-hindsight-key", "key": "key", "optional": True}}} in peered_env
-    assert not any(e["name"] == "RECALL_HINDSIGHT_KEY" for e in container["env"])
+    for name, key in (("RECALL_HINDSIGHT_KEY", "signing-key"), ("RECALL_HINDSIGHT_API_KEY", "api-key")):
+        assert {"name": name, "valueFrom": {"secretKeyRef": {
+            "name": "recall-operator-hindsight", "key": key, "optional": True}}} in peered_env
+        assert not any(e["name"] == name for e in container["env"])
     assert args[args.index("--hindsight-url") + 1] == "http://hindsight.recall-system.svc:8888"
     assert "--memory-path" not in args
     assert {d["metadata"]["name"] for d in peered if d["kind"] == "CustomResourceDefinition"} == {

@@ -131,7 +131,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
         "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": "http://memory:8888",
         "RECALL_HINDSIGHT_INDEX": "off", "RECALL_HINDSIGHT_POLL_S": "0.5", "RECALL_NOVEL_BAR": "40",
         "RECALL_FOUR_EYES": "false", "RECALL_AUTO_DRY_RUN": "no", "RECALL_ALLOW_SIMULATED_FAILURE": "1",
-        "RECALL_STATUS_KEY": "k", "RECALL_HINDSIGHT_KEY": "bank-key",
+        "RECALL_STATUS_KEY": "k", "RECALL_HINDSIGHT_KEY": "bank-key", "RECALL_HINDSIGHT_API_KEY": "api-secret",
     })
     m = s.memory()
     assert (m.backend, m.hindsight_url, m.hindsight_index, m.hindsight_poll_s) == ("hindsight", "http://memory:8888",
@@ -142,6 +142,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
     assert s.seal_key() == b"k"
     assert "status_key" not in repr(s)  # a secret stays out of logs
     assert m.hindsight_keys() == (b"bank-key",) and "bank-key" not in repr(s) + repr(m)
+    assert m.hindsight_api_key == "api-secret" and "api-secret" not in repr(s) + repr(m)
     rotated = OperatorSettings.from_env({"RECALL_HINDSIGHT_KEY": "new-key, old-key,"}).memory()
     assert rotated.hindsight_keys() == (b"new-key", b"old-key")  # the first signs, each vouches
 
@@ -195,4 +196,4 @@ def test_the_readme_lists_every_setting_with_its_variable_and_flag() -> None:
     for name in OperatorSettings.model_fields:
         row = next((line for line in table.splitlines() if line.startswith(f"| `{env_name(name)}` |")), None)
         assert row is not None, f"README's settings table has no row for {env_name(name)}"
-        assert name in ("status_key", "hindsight_key") or f"`{flag_name(name)}`" in row, row
+        assert name in ("status_key", "hindsight_key", "hindsight_api_key") or f"`{flag_name(name)}`" in row, row

@@ -97,14 +97,14 @@ def test_run_flags_win_over_the_environment() -> None:
     assert (s.novel_bar, s.four_eyes) == (45, False)
 
 
-def test_every_setting_but_the_two_keys_has_a_run_flag() -> None:
+def test_every_setting_but_the_secrets_has_a_run_flag() -> None:
     from recall_operator.config import OperatorSettings
 
     args = vars(_parsed())
     for name in OperatorSettings.model_fields:
         assert (f"setting_{name}" in args) is (name not in runner.ENV_ONLY), name
     # A secret on a command line shows in every process listing.
-    assert runner.ENV_ONLY == {"status_key", "hindsight_key"}
+    assert runner.ENV_ONLY == {"status_key", "hindsight_key", "hindsight_api_key"}
 
 
 @pytest.mark.parametrize(

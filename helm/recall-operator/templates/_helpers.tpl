@@ -96,8 +96,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* Where the bridge's bearer token is mounted, and the Secret it comes from. */}}
 {{- define "recall.bridgeTokenDir" -}}/etc/recall/bridge{{- end -}}
 {{- define "recall.bridgeTokenPath" -}}{{ include "recall.bridgeTokenDir" . }}/token{{- end -}}
-{{- define "recall.hindsightKeySecretName" -}}
-{{- .Values.memory.hindsight.key.secretName | default (printf "%s-hindsight-key" (include "recall.fullname" .)) -}}
+{{- define "recall.hindsightSecretName" -}}
+{{- .Values.memory.hindsight.credentials.secretName | default (printf "%s-hindsight" (include "recall.fullname" .)) -}}
 {{- end -}}
 {{- define "recall.statusKeySecretName" -}}
 {{- .Values.statusKey.secretName | default (printf "%s-status-key" (include "recall.fullname" .)) -}}

@@ -26,5 +26,6 @@ def open_backend(settings: MemorySettings) -> MemoryBackend:
             scope=settings.hindsight_scope,
             cluster=settings.cluster,
             keys=settings.hindsight_keys(),
+            api_key=settings.hindsight_api_key or None,
         )
     raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

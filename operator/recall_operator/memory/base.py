@@ -176,6 +176,8 @@ class MemorySettings:
     # Hindsight: the bank's signing keys, the current one first, comma-separated ("": memories are
     # neither signed nor checked). A key the bank used before still vouches for what it signed.
     hindsight_key: str = field(default="", repr=False)
+    # Hindsight: the API key its server asks for ("": none is sent).
+    hindsight_api_key: str = field(default="", repr=False)
     extra: dict[str, str] = field(default_factory=dict)
 
     def hindsight_keys(self) -> tuple[bytes, ...]:

@@ -338,6 +338,7 @@ class HindsightMemory:
         scope: str = "namespace",
         cluster: str = "",
         keys: Sequence[bytes] = (),
+        api_key: str | None = None,
     ) -> None:
         if scope not in SCOPES:
             raise ValueError(f"hindsight scope must be one of {', '.join(SCOPES)}, not {scope!r}")
@@ -352,6 +353,7 @@ class HindsightMemory:
         # None: neither.
         self.keys = tuple(keys)
         self.key = self.keys[0] if self.keys else None
+        self.api_key = api_key  # sent as a bearer token; a server without an API key ignores it
         self._unvouched: set[str] = set()  # documents already named in the log as not signed
         self.poll_interval = poll_interval
         self.with_index = index
@@ -405,7 +407,8 @@ class HindsightMemory:
             for gone in [other for other in self._loops if other.is_closed()]:
                 del self._loops[gone]
             # One timeout for the client; each call is bounded by its own below.
-            client = Hindsight(self.base_url, timeout=BULK_TIMEOUT, user_agent="recall-operator", max_attempts=2)
+            client = Hindsight(self.base_url, api_key=self.api_key, timeout=BULK_TIMEOUT, user_agent="recall-operator",
+                               max_attempts=2)
             held = self._loops[loop] = _LoopClient(client)
             held.keeper = loop.create_task(self._keep(held), name=f"hindsight-memory {self.bank}")
         return held
@@ -416,6 +419,11 @@ class HindsightMemory:
         try:
             async with asyncio.timeout(timeout):
                 return await make(held.client)
+        except aiohttp.ClientResponseError as exc:
+            self._current = False
+            if exc.status in (401, 403):
+                raise self._refused(exc.status, exc.message) from exc
+            raise MemoryUnavailable(f"hindsight at {self.base_url}: HTTP {exc.status} {exc.message}") from exc
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             self._current = False
             raise MemoryUnavailable(f"hindsight at {self.base_url}: {type(exc).__name__}: {exc}") from exc
@@ -425,7 +433,17 @@ class HindsightMemory:
             if exc.status is None or exc.status >= 500 or exc.status in (408, 429):
                 self._current = False
                 raise MemoryUnavailable(f"hindsight at {self.base_url}: HTTP {exc.status} {exc.reason}") from exc
+            if exc.status in (401, 403):
+                self._current = False
+                raise self._refused(exc.status, exc.reason) from exc
             raise
+
+    def _refused(self, status: int, reason: Any) -> MemoryUnavailable:
+        """The server asks for an API key this operator did not send, or not this one: unavailable until
+        the key is right, so outcomes wait in the outbox and the Incident's condition says why."""
+        given = ("refused the API key of RECALL_HINDSIGHT_API_KEY" if self.api_key
+                 else "asks for an API key: set RECALL_HINDSIGHT_API_KEY")
+        return MemoryUnavailable(f"hindsight at {self.base_url}: HTTP {status} {reason}: the server {given}")
 
     async def _keep(self, held: _LoopClient) -> None:
         """The loop's poller (with an index), and the one who closes the loop's client when cancelled."""

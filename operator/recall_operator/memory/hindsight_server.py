@@ -95,8 +95,11 @@ def _ensure_pg_user() -> pwd.struct_passwd:
 class HindsightServer:
     """One Hindsight API with its own database, on free ports; restartable on the same data."""
 
-    def __init__(self, port: int | None = None, workdir: str | Path | None = None, pg_port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, workdir: str | Path | None = None, pg_port: int | None = None,
+                 api_key: str | None = None) -> None:
         self.port = port or free_port()
+        # With a key, the API serves only requests that carry it (Hindsight's ApiKeyTenantExtension).
+        self.api_key = api_key
         self.pg_port = pg_port or free_port()
         self._owns_workdir = workdir is None
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="hindsight-test-"))
@@ -268,6 +271,9 @@ class HindsightServer:
             "HINDSIGHT_API_HOST": "127.0.0.1",
             "HINDSIGHT_API_PORT": str(self.port),
         }
+        if self.api_key:
+            env["HINDSIGHT_API_TENANT_EXTENSION"] = "hindsight_api.extensions.builtin.tenant:ApiKeyTenantExtension"
+            env["HINDSIGHT_API_TENANT_API_KEY"] = self.api_key
         log = self.log_path.open("ab")
         try:
             self._server = subprocess.Popen(
