@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from recall_operator.domain.consolidation import count_runbook_outcomes, unvouched
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.recommend import assess
 from domain_builders import (
@@ -36,6 +37,20 @@ REDIS_MIGRATION = migration("redis-to-enterprise", "redis-cluster", ["redis-rest
 def test_without_a_migration_the_precedent_is_actionable() -> None:
     rec = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], context(catalog=[VM_RESTART, MANAGED], records=RECORDS))
     assert (rec.recommendation.mode, rec.recommendation.runbook) == ("actionable", "redis-restart-vm")
+
+
+def test_a_precedent_nobody_signed_does_not_make_its_runbook_actionable() -> None:
+    """The same precedent, read from a Hindsight bank without a valid signature (memory.hindsight): a
+    forgery claiming the runbook worked. It is still a precedent, and no longer a reason to act."""
+    signed = {"redis-restart-vm": count_runbook_outcomes([REDIS_PRECEDENT.resolution], "redis-restart-vm")}
+    trusted = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], context(catalog=[VM_RESTART, MANAGED], records=signed))
+    assert trusted.recommendation.mode == "actionable"  # what the forger is after
+    forged = REDIS_PRECEDENT.model_copy(update={"resolution": unvouched(REDIS_PRECEDENT.resolution)})
+    # Its record, counted from memory, has only what the operator saw: nothing.
+    records = {"redis-restart-vm": count_runbook_outcomes([forged.resolution], "redis-restart-vm")}
+    result = assess(incident(**REDIS_TEXT), [forged], context(catalog=[VM_RESTART, MANAGED], records=records))
+    assert result.matches[0].incident == "inc-0017"
+    assert result.recommendation.mode != "actionable", result.recommendation
 
 
 @pytest.mark.parametrize("catalog", [[VM_RESTART, MANAGED], [VM_RESTART]])
