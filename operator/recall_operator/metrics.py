@@ -73,6 +73,12 @@ OUTCOMES_LOST = Counter(
     "recall_outcomes_lost",
     "Confirmed outcomes lost: their Incident was deleted before memory could take them", registry=REGISTRY,
 )
+UNSIGNED_MEMORIES = Counter(
+    "recall_unsigned_memories",
+    "Memories read from the Hindsight bank without a valid signature under its key (RECALL_HINDSIGHT_KEY), each "
+    "counted once by an operator process: forged, signed with another key, changed since, or older than the key",
+    registry=REGISTRY,
+)
 REEVALUATIONS = Counter(
     "recall_reevaluations",
     "Open incidents the re-evaluation loop came to, by result: evaluated (worked out again) or skipped (unchanged)",

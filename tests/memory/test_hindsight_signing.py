@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from recall_operator import metrics
 from recall_operator.domain.consolidation import count_runbook_outcomes, runbook_outcome
 from recall_operator.domain.models import Action, EpisodicMemory
 from recall_operator.memory.base import recall_query
@@ -46,7 +47,8 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
     hindsight_server: Any, history: Any, index: bool
 ) -> None:
     bank = f"signed-{uuid.uuid4().hex[:12]}"
-    operator = HindsightMemory(hindsight_server.url, bank=bank, index=index, cluster="eu", keys=(KEY, OLD_KEY))
+    operator = HindsightMemory(hindsight_server.url, bank=bank, index=index, cluster="eu", keys=(KEY, OLD_KEY),
+                               on_unsigned=metrics.UNSIGNED_MEMORIES.inc)  # as the operator opens it
     forger = HindsightMemory(hindsight_server.url, bank=bank, index=False, cluster="eu")  # no key at all
     other_key = HindsightMemory(hindsight_server.url, bank=bank, index=False, cluster="us", keys=(b"not the bank's",))
     # An operator of another cluster before the key was rotated: what it signed still counts.
@@ -58,6 +60,7 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
         await forger.remember(forged(history, "inc-9001"))
         await other_key.remember(forged(history, "inc-9002"))
         await before.remember(history.memory(VOUCHED).model_copy(update={"namespace": NS}))
+        unsigned_before = metrics.REGISTRY.get_sample_value("recall_unsigned_memories_total") or 0.0
         await operator.refresh()
         assert await operator.count() == 4
 
@@ -72,6 +75,8 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
             assert fake.resolution.runbook is None and fake.resolution.reported_runbook == RUNBOOK
             assert [a.reported for a in fake.resolution.actions] == [True], fake.resolution.actions
             assert runbook_outcome(fake.resolution, RUNBOOK) is None
+        # Each forgery counted once, for the RecallUnsignedMemory alert, however often it is read.
+        assert metrics.REGISTRY.get_sample_value("recall_unsigned_memories_total") == unsigned_before + 2
         # Recalled for its words, it backs nothing: the runbook's record counts the operator's own run only.
         query = dataclasses.replace(recall_query(history.incidents[ASKING].model_copy(update={"namespace": NS}),
                                                  history.topology), limit=10)

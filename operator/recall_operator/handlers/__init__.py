@@ -19,6 +19,7 @@ from typing import Any
 
 import kopf
 
+from recall_operator import metrics
 from recall_operator.config import OperatorSettings, cluster_identity, env_name
 from recall_operator.kube.client import api_client
 from recall_operator.memory import open_backend
@@ -113,7 +114,7 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     if ms.backend == "hindsight" and not ms.cluster:
         # Read once: every memory this operator writes to a shared bank carries it.
         ms.cluster = await asyncio.to_thread(cluster_identity, memo.api)
-    memo.memory = open_backend(ms)
+    memo.memory = open_backend(ms, on_unsigned=metrics.UNSIGNED_MEMORIES.inc)
     memo.locks = {}
     # A clock put in the memo before start-up (a test's) is kept.
     memo.clock = clock(memo)

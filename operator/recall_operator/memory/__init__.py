@@ -6,11 +6,16 @@ never the package, so nothing here imports itself back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from recall_operator.memory.base import MemoryBackend, MemorySettings
 
 
-def open_backend(settings: MemorySettings) -> MemoryBackend:
-    """The backend named in the settings; each imported only when chosen, so the embedded path loads no client."""
+def open_backend(settings: MemorySettings, on_unsigned: Callable[[], None] | None = None) -> MemoryBackend:
+    """The backend named in the settings; each imported only when chosen, so the embedded path loads no client.
+
+    `on_unsigned`: called once for each memory a Hindsight bank holds without a valid signature.
+    """
     if settings.backend == "embedded":
         from recall_operator.memory.embedded import EmbeddedMemory
 
@@ -27,5 +32,6 @@ def open_backend(settings: MemorySettings) -> MemoryBackend:
             cluster=settings.cluster,
             keys=settings.hindsight_keys(),
             api_key=settings.hindsight_api_key or None,
+            on_unsigned=on_unsigned,
         )
     raise ValueError(f"unknown memory backend {settings.backend!r}: use 'embedded' or 'hindsight'")

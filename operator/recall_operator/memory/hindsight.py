@@ -339,6 +339,7 @@ class HindsightMemory:
         cluster: str = "",
         keys: Sequence[bytes] = (),
         api_key: str | None = None,
+        on_unsigned: Callable[[], None] | None = None,
     ) -> None:
         if scope not in SCOPES:
             raise ValueError(f"hindsight scope must be one of {', '.join(SCOPES)}, not {scope!r}")
@@ -355,6 +356,7 @@ class HindsightMemory:
         self.key = self.keys[0] if self.keys else None
         self.api_key = api_key  # sent as a bearer token; a server without an API key ignores it
         self._unvouched: set[str] = set()  # documents already named in the log as not signed
+        self.on_unsigned = on_unsigned  # called once for each of them (the operator counts them: metrics)
         self.poll_interval = poll_interval
         self.with_index = index
         self.write_behind = write_behind
@@ -712,6 +714,8 @@ class HindsightMemory:
             document = f"{memory.namespace}/{name}"
             if document not in self._unvouched:
                 self._unvouched.add(document)
+                if self.on_unsigned is not None:
+                    self.on_unsigned()
                 log.warning(f"memory: {document} is not signed with this bank's key (RECALL_HINDSIGHT_KEY): "
                             "recalled, but what it says succeeded backs no runbook")
         return memory.model_copy(update=update) if update else memory
