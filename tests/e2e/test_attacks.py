@@ -136,6 +136,9 @@ def test_fake_outcomes_move_neither_the_win_rate_nor_the_mode(operator: Any, env
     # The precedents are there, shown for what they are: reported, not run.
     victims = [m for m in env.incident_status("inc-after")["matches"] if m["incident"].startswith("inc-victim-")]
     assert victims and all(m.get("runbook") is None for m in victims), victims
+    # The status the API server stores says so of each claimed success (the CRD keeps `reported`).
+    assert all(m["actions"] == [{"action": f"run runbook {RUNBOOK_NAME}", "result": "succeeded", "reported": True}]
+               for m in victims), victims
     ATTACKS.append("three fake outcomes did not move the win rate or the mode")
 
 

@@ -51,6 +51,10 @@ def test_a_precedent_nobody_signed_does_not_make_its_runbook_actionable() -> Non
     result = assess(incident(**REDIS_TEXT), [forged], context(catalog=[VM_RESTART, MANAGED], records=records))
     assert result.matches[0].incident == "inc-0017"
     assert result.recommendation.mode != "actionable", result.recommendation
+    # On-call reads its success as a claim (status.matches[].actions[].reported).
+    assert result.matches[0].actions == [{"action": "restart redis-server on the VM via runbook redis-restart-vm",
+                                          "result": "succeeded", "reported": True}]
+    assert "reported" not in trusted.matches[0].actions[0]
 
 
 @pytest.mark.parametrize("catalog", [[VM_RESTART, MANAGED], [VM_RESTART]])

@@ -47,7 +47,8 @@ STATUS = {
         _match("inc-0024", 81, contradiction="poll-tuning", ruledOut=["the incident says \"no rebalances\""],
                sharedChange=["consumer", "lib"]),
         _match("inc-0007", 64, contradiction="poll-tuning",
-               stale={"migration": "m1", "oldArch": "VMs", "newArch": "managed", "deduction": 30, "why": "moved"}),
+               stale={"migration": "m1", "oldArch": "VMs", "newArch": "managed", "deduction": 30, "why": "moved"},
+               actions=[{"action": "run runbook reduce-poll-records", "result": "succeeded", "reported": True}]),
     ],
     "recommendation": {
         "mode": "advisory", "similarity": 81, "actionability": 44, "runbook": "reduce-poll-records",
@@ -104,8 +105,9 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     assert "+30.1" in text and "-35" in text and 'class="neg"' in body
     assert "ruled out: the incident says \"no rebalances\"" in text
     assert "rolled out shortly before both: consumer, lib" in text
-    # failed and succeeded actions, said in words
+    # failed and succeeded actions, said in words, and a success only claimed said to be one
     assert "failed run runbook raise-poll" in " ".join(text.split())
+    assert text.count("(a claim: the operator did not see it succeed)") == 1
     # stale: the adjusted line and the migration
     assert "actionability adjusted from 74 to 44 because the platform moved" in text
     assert "migration m1 (VMs → managed)" in text

@@ -95,6 +95,14 @@ def test_why_shows_each_match_with_its_breakdown_outcome_and_failed_actions() ->
     assert "re-page of inc-0008" in tail
 
 
+def test_a_success_only_claimed_is_said_to_be_one() -> None:
+    """A reported action (a person's claim, or a memory nobody signed): the operator did not see it succeed."""
+    lines = plugin.render_actions([{"action": "run runbook k8s-rollback-deploy", "result": "succeeded", "reported": True},
+                                   {"action": "restart checkout pods", "result": "succeeded"}])
+    assert lines == ["[ok     ] run runbook k8s-rollback-deploy (a claim: the operator did not see it succeed)",
+                     "[ok     ] restart checkout pods"]
+
+
 def test_plan_shows_commands_dry_run_rollback_risk_blast_radius_and_hash() -> None:
     text = plugin.render_plan(INCIDENT["status"]["recommendation"])
     assert f"planHash {PLAN_HASH}" in text

@@ -121,7 +121,9 @@ class Match:
     recognition: int  # points added to similarity to order the list (similarity.RECOGNITION_POINTS)
     outcome: str  # succeeded, failed, partial: how the incident ended
     runbook: str | None
-    actions: list[dict[str, str]]
+    # Each {"action", "result"}, and "reported": true for a success nobody the operator trusts saw:
+    # claimed by a person, or read from a memory nobody signed (consolidation.unvouched).
+    actions: list[dict[str, Any]]
     stale: Staleness | None = None
     contradiction: str | None = None
     repage_of: str | None = None
@@ -207,7 +209,8 @@ def _matches(
             breakdown=s.breakdown.as_status(settings.weights),
             outcome=final_outcome(s.memory.resolution),
             runbook=s.memory.resolution.runbook,
-            actions=[{"action": a.action, "result": a.result} for a in s.memory.resolution.actions],
+            actions=[{"action": a.action, "result": a.result, **({"reported": True} if a.reported else {})}
+                     for a in s.memory.resolution.actions],
             stale=memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now),
             contradiction=open_c.get(s.memory.incident),
             repage_of=repage_of.get(s.memory.incident),

@@ -214,7 +214,8 @@ def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]
             recognition=number(m.get("recognition")) if m.get("recognition") else "",
             outcome=str(m.get("outcome") or "unknown"), runbook=str(m.get("runbook") or ""),
             bars=breakdown_bars(m.get("breakdown") or {}),
-            actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?")}
+            actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?"),
+                      "claim": "a claim: the operator did not see it succeed" if a.get("reported") is True else ""}
                      for a in m.get("actions") or [] if isinstance(a, Mapping)],
             ruled_out=[str(r) for r in m.get("ruledOut") or []],
             shared_change=", ".join(map(str, m["sharedChange"])) if isinstance(m.get("sharedChange"), list) else "",
