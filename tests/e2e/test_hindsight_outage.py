@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from hindsight_server import HindsightServer, HindsightServerError
+from hindsight_server import HindsightServer, serving
 from recall_operator.memory.hindsight import HindsightMemory
 from support import stop_process, wait_for
 
@@ -44,15 +44,8 @@ DURING = [f"inc-down-{i}" for i in range(4)]
 @pytest.fixture
 def hindsight() -> Iterator[HindsightServer]:
     # A folder of its own (the database runs as another user, who cannot enter pytest's tmp_path).
-    server = HindsightServer()
-    try:
-        server.start()
-    except HindsightServerError as exc:
-        pytest.fail(f"the Hindsight server did not start: {exc}", pytrace=False)
-    try:
+    with serving(HindsightServer()) as server:
         yield server
-    finally:
-        server.cleanup()
 
 
 def conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:

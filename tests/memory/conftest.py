@@ -33,7 +33,7 @@ from recall_operator.memory.embedded import EmbeddedMemory
 from recall_operator.memory.hindsight import HindsightMemory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hindsight_server import HindsightServer, HindsightServerError  # noqa: E402
+from hindsight_server import HindsightServer, serving  # noqa: E402
 from support import history as dataset_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,16 +91,8 @@ def history() -> History:
 
 @pytest.fixture(scope="session")
 def hindsight_server() -> Iterator[HindsightServer]:
-    server = HindsightServer()
-    try:
-        server.start()
-    except HindsightServerError as exc:
-        server.cleanup()
-        pytest.fail(f"the Hindsight server did not start: {exc}", pytrace=False)
-    try:
+    with serving(HindsightServer()) as server:
         yield server
-    finally:
-        server.cleanup()
 
 
 BACKENDS = [

@@ -18,7 +18,7 @@ import pytest
 from hindsight_client import Hindsight
 from hindsight_client_api.exceptions import ApiException
 
-from hindsight_server import HindsightServer, HindsightServerError
+from hindsight_server import HindsightServer, serving
 from recall_operator.memory import open_backend
 from recall_operator.memory.base import MemorySettings, MemoryUnavailable, recall_query
 from recall_operator.memory.hindsight import HindsightMemory
@@ -29,16 +29,8 @@ NS = "payments"
 
 @pytest.fixture(scope="module")
 def locked_server() -> Iterator[HindsightServer]:
-    server = HindsightServer(api_key=API_KEY)
-    try:
-        server.start()
-    except HindsightServerError as exc:
-        server.cleanup()
-        pytest.fail(f"the Hindsight server did not start: {exc}", pytrace=False)
-    try:
+    with serving(HindsightServer(api_key=API_KEY)) as server:
         yield server
-    finally:
-        server.cleanup()
 
 
 @pytest.mark.hindsight
