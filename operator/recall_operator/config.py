@@ -71,6 +71,8 @@ Count = Annotated[int, _Count()]
 # Unset RECALL_STATUS_KEY: a random key per process, so a restarted operator
 # re-triages an incident (within one re-evaluation pass) before anything of it runs again.
 _PROCESS_KEY = secrets.token_bytes(32)
+# The shortest key the Hindsight bank's memories are signed with (RECALL_HINDSIGHT_KEY).
+MIN_HINDSIGHT_KEY = 16
 
 
 def _bar(default: int, high: int, why: str) -> Any:
@@ -176,6 +178,14 @@ class OperatorSettings(BaseModel):
         if self.cluster and not _DNS_LABEL.match(self.cluster):
             raise ConfigError(f"{_show(source['cluster'], self.cluster, quote=True)} is not a cluster name: "
                               "lowercase letters, digits and '-', at most 63")
+        # A key anyone could guess signs nothing; the message never shows a key.
+        keys = self.memory().hindsight_keys()
+        if self.hindsight_key and not keys:
+            raise ConfigError(f"{source['hindsight_key']} holds no key, only commas and spaces")
+        short = [n for n, key in enumerate(keys, 1) if len(key) < MIN_HINDSIGHT_KEY]
+        if short:
+            raise ConfigError(f"{source['hindsight_key']}: key {short[0]} of {len(keys)} is shorter than "
+                              f"{MIN_HINDSIGHT_KEY} characters; make one with `head -c 32 /dev/urandom | base64`")
         account = self.executor_service_account
         if len(account) > 253 or not _DNS_SUBDOMAIN.match(account):
             raise ConfigError(f"{_show(source['executor_service_account'], account, quote=True)} is not a "

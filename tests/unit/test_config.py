@@ -131,7 +131,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
         "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": "http://memory:8888",
         "RECALL_HINDSIGHT_INDEX": "off", "RECALL_HINDSIGHT_POLL_S": "0.5", "RECALL_NOVEL_BAR": "40",
         "RECALL_FOUR_EYES": "false", "RECALL_AUTO_DRY_RUN": "no", "RECALL_ALLOW_SIMULATED_FAILURE": "1",
-        "RECALL_STATUS_KEY": "k", "RECALL_HINDSIGHT_KEY": "bank-key", "RECALL_HINDSIGHT_API_KEY": "api-secret",
+        "RECALL_STATUS_KEY": "k", "RECALL_HINDSIGHT_KEY": "bank-key-of-32-characters-long!", "RECALL_HINDSIGHT_API_KEY": "api-secret",
     })
     m = s.memory()
     assert (m.backend, m.hindsight_url, m.hindsight_index, m.hindsight_poll_s) == ("hindsight", "http://memory:8888",
@@ -141,10 +141,10 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
     assert (e.auto_dry_run, e.allow_simulated_failure) == (False, True)
     assert s.seal_key() == b"k"
     assert "status_key" not in repr(s)  # a secret stays out of logs
-    assert m.hindsight_keys() == (b"bank-key",) and "bank-key" not in repr(s) + repr(m)
+    assert m.hindsight_keys() == (b"bank-key-of-32-characters-long!",) and "bank-key" not in repr(s) + repr(m)
     assert m.hindsight_api_key == "api-secret" and "api-secret" not in repr(s) + repr(m)
-    rotated = OperatorSettings.from_env({"RECALL_HINDSIGHT_KEY": "new-key, old-key,"}).memory()
-    assert rotated.hindsight_keys() == (b"new-key", b"old-key")  # the first signs, each vouches
+    rotated = OperatorSettings.from_env({"RECALL_HINDSIGHT_KEY": "the-new-bank-key-0001, the-old-bank-key-0002,"})
+    assert rotated.memory().hindsight_keys() == (b"the-new-bank-key-0001", b"the-old-bank-key-0002")  # first signs
 
 
 def test_an_unset_status_key_is_one_random_key_per_process() -> None:
@@ -181,6 +181,10 @@ def test_a_flag_wins_over_its_variable() -> None:
          "RECALL_APPROVERS_CRITICAL=2 is fewer than --approvers-high 3"),
         ({}, {"executor_service_account": "Runner_X"}, "--executor-service-account 'Runner_X' is not a"),
         ({}, {"novel_bars": "40"}, "no such setting: novel_bars"),
+        # A bank key that is no key, or one anyone could guess; the message never shows it.
+        ({"RECALL_HINDSIGHT_KEY": " , "}, {}, "RECALL_HINDSIGHT_KEY holds no key, only commas and spaces"),
+        ({"RECALL_HINDSIGHT_KEY": "a-long-enough-new-key, hunter2"}, {},
+         "RECALL_HINDSIGHT_KEY: key 2 of 2 is shorter than 16 characters"),
     ],
 )
 def test_a_wrong_value_is_refused_naming_its_variable_or_flag(
@@ -197,3 +201,9 @@ def test_the_readme_lists_every_setting_with_its_variable_and_flag() -> None:
         row = next((line for line in table.splitlines() if line.startswith(f"| `{env_name(name)}` |")), None)
         assert row is not None, f"README's settings table has no row for {env_name(name)}"
         assert name in ("status_key", "hindsight_key", "hindsight_api_key") or f"`{flag_name(name)}`" in row, row
+
+
+def test_a_refused_bank_key_is_not_shown() -> None:
+    with pytest.raises(ConfigError) as refused:
+        OperatorSettings.from_env({"RECALL_HINDSIGHT_KEY": "hunter2"})
+    assert "hunter2" not in str(refused.value) and "RECALL_HINDSIGHT_KEY" in str(refused.value)

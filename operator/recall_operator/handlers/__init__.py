@@ -122,7 +122,7 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     memo.started = memo.clock()
     where = ms.path if ms.backend == "embedded" else f"{ms.hindsight_url}, bank {ms.hindsight_bank}, cluster {ms.cluster}"
     logger.info(f"memory backend {ms.backend} ({where})")
-    if ms.backend == "hindsight" and not ms.hindsight_key:
+    if ms.backend == "hindsight" and not ms.hindsight_keys():
         logger.warning("memories on the Hindsight bank are neither signed nor checked (RECALL_HINDSIGHT_KEY is unset): "
                        "whoever can write to the server can add a precedent whose runbook counts as having worked")
 

@@ -351,7 +351,7 @@ class HindsightMemory:
         self.cluster = cluster
         # The bank's keys (RECALL_HINDSIGHT_KEY, the current one first): what this operator writes is
         # signed with the first, and a memory signed with none of them backs no runbook (`_read`).
-        # None: neither.
+        # No keys: nothing is signed nor checked.
         self.keys = tuple(keys)
         self.key = self.keys[0] if self.keys else None
         self.api_key = api_key  # sent as a bearer token; a server without an API key ignores it
