@@ -17,14 +17,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from recall_operator.config import ConfigError, settings_from_env
+from recall_operator.config import ConfigError, OperatorSettings
 from recall_operator.domain.consolidation import count_runbook_outcomes
 from recall_operator.domain.models import (
     ArchitectureMigration,
@@ -43,7 +43,7 @@ from recall_operator.domain.recommend import Assessment, Context, Settings, asse
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.memory import open_backend
-from recall_operator.memory.base import MemoryBackend, MemorySettings, recall_query
+from recall_operator.memory.base import MemoryBackend, MemorySettings, MemoryUnavailable, recall_query
 
 METRICS = (
     "precedent_at_1",
@@ -319,35 +319,20 @@ def score(rows: list[Row]) -> dict[str, float]:
     }
 
 
-def _open_memory(ms: MemorySettings, queued: bool = False) -> MemoryBackend:
-    """The backend the operator would open; Hindsight writes behind (recall is served from its index).
-
-    Every outcome of a replay is in its history file, so none needs to be on
-    the server before the next incident is scored: only before the replay is
-    done. Closing the backend waits for the writes and raises if one was not
-    stored, and the replay fails rather than reporting scores on a memory
-    that the server does not hold.
-    """
-    if ms.backend != "hindsight":
-        return open_backend(ms)
-    from recall_operator.memory.hindsight import HindsightMemory
-
-    return HindsightMemory(
-        ms.hindsight_url,
-        bank=ms.hindsight_bank,
-        index=ms.hindsight_index,
-        poll_interval=ms.hindsight_poll_s,
-        write_behind=True,
-        queued=queued,
-        keys=ms.hindsight_keys(),
-        api_key=ms.hindsight_api_key or None,
-    )
-
-
 async def run_replay(
     path: Path, sides: list[str], backend: str = "embedded", settings: Settings = Settings(),
-    hindsight_url: str | None = None, hindsight_writes: str = "stored",
+    hindsight_url: str | None = None, hindsight_writes: str = "stored", memory_settings: MemorySettings | None = None,
 ) -> dict[str, Any]:
+    """One history replayed with memory on and off (`sides`).
+
+    `memory_settings`: the operator's memory settings (its Hindsight keys, index and
+    poll): the replay keeps its own store and bank. Hindsight writes behind,
+    recall is served from its index: every outcome of a replay is in its
+    history file, so none needs to be on the server before the next incident
+    is scored, only before the replay is done. Closing the backend waits for
+    the writes and raises MemoryUnavailable if one was not stored, and the
+    replay fails rather than report scores on a memory the server does not hold.
+    """
     result: dict[str, Any] = {"dataset": path.name}
     rows: list[Row] = []
     notices: dict[str, str] = {}
@@ -355,12 +340,12 @@ async def run_replay(
         for side in sides:
             memory = None
             if side == "on":
-                ms = MemorySettings(backend=backend, path=str(Path(tmp) / "memory.sqlite3"))
+                # A store and a bank of its own: a replay never writes into the operator's memory.
+                ms = replace(memory_settings or MemorySettings(), backend=backend, path=str(Path(tmp) / "memory.sqlite3"),
+                             hindsight_bank=f"replay-{int(time.time() * 1000)}")
                 if hindsight_url:
                     ms.hindsight_url = hindsight_url
-                # A bank of its own: a replay never writes into the operator's memory.
-                ms.hindsight_bank = f"replay-{int(time.time() * 1000)}"
-                memory = _open_memory(ms, queued=hindsight_writes == "queued")
+                memory = open_backend(ms, write_behind=True, queued=hindsight_writes == "queued")
             try:
                 side_rows = await replay_side(path, memory, settings, notices)
             finally:
@@ -406,9 +391,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"recall replay: no such dataset file: {', '.join(missing)}", file=sys.stderr)
         return 2
     sides = ["on", "off"] if args.memory == "both" else [args.memory]
-    # The bars and weights the operator would run with, so a setting can be tried here first.
+    # The bars and weights the operator would run with, so a setting can be tried here first; on
+    # Hindsight, its keys too (a bank that asks for an API key, memories it signs).
     try:
-        settings = settings_from_env(os.environ)
+        operator = OperatorSettings.from_env(os.environ)
     except ConfigError as exc:
         print(f"recall replay: {exc}", file=sys.stderr)
         return 2
@@ -416,11 +402,14 @@ def main(args: argparse.Namespace) -> int:
     for dataset in args.datasets:
         started = time.perf_counter()
         try:
-            result = asyncio.run(run_replay(dataset, sides, args.backend, settings, args.hindsight_url,
-                                              args.hindsight_writes))
+            result = asyncio.run(run_replay(dataset, sides, args.backend, operator.gate(), args.hindsight_url,
+                                              args.hindsight_writes, operator.memory()))
         except DatasetError as exc:
             print(f"recall replay: {exc}", file=sys.stderr)
             return 2
+        except MemoryUnavailable as exc:
+            print(f"recall replay: {dataset}: memory unavailable, no scores: {exc}", file=sys.stderr)
+            return 1
         result["_elapsed"] = time.perf_counter() - started
         for notice in result.pop("_notices"):
             print(f"recall replay: {notice}", file=sys.stderr)

@@ -10,8 +10,10 @@ of being lost or crashing the handler.
 from __future__ import annotations
 
 import dataclasses
+import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +21,7 @@ from hindsight_client import Hindsight
 from hindsight_client_api.exceptions import ApiException
 
 from hindsight_server import HindsightServer, serving
+from recall_operator.cli import main
 from recall_operator.memory import open_backend
 from recall_operator.memory.base import MemorySettings, MemoryUnavailable, recall_query
 from recall_operator.memory.hindsight import HindsightMemory
@@ -74,3 +77,24 @@ async def test_only_a_client_with_the_api_key_reads_or_writes_the_bank(
     finally:
         for backend in (operator, keyless, wrong):
             await backend.close()
+
+
+@pytest.mark.hindsight
+def test_replay_sends_the_api_key_and_says_so_when_it_has_none(
+    locked_server: HindsightServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`recall replay --backend hindsight` reads RECALL_HINDSIGHT_API_KEY as the operator does."""
+    sample = Path(__file__).resolve().parents[2] / "samples" / "history.jsonl"
+    argv = ["replay", str(sample), "--memory", "on", "--backend", "hindsight", "--hindsight-url", locked_server.url,
+            "--hindsight-writes", "queued", "--json", "--per-incident"]
+    monkeypatch.delenv("RECALL_HINDSIGHT_API_KEY", raising=False)
+    assert main(argv) == 1
+    refused = capsys.readouterr()
+    assert "memory unavailable, no scores" in refused.err and "set RECALL_HINDSIGHT_API_KEY" in refused.err
+    assert refused.out == ""  # no scores from a memory that held nothing
+
+    monkeypatch.setenv("RECALL_HINDSIGHT_API_KEY", API_KEY)
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    # The sample's recurrences recalled the outcomes written before them: the bank took and served them.
+    assert sum(1 for row in rows if row["matches"]) >= len(rows) // 2

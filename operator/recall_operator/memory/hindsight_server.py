@@ -341,6 +341,7 @@ def _read_state(workdir: Path) -> dict[str, object]:
 
 DEFAULT_PORT = 8888
 STATE_FILE = "server.json"
+API_KEY_ENV = "RECALL_HINDSIGHT_API_KEY"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -372,12 +373,17 @@ def main(args: argparse.Namespace) -> int:
     if server.running:
         print(server.url)
         return 0
+    # The key the operator sends (RECALL_HINDSIGHT_API_KEY), read from the environment only, as the
+    # operator reads it: a flag would show it in every process listing.
+    server.api_key = os.environ.get(API_KEY_ENV, "").strip() or None
     try:
         server.start()
     except HindsightServerError as exc:
         print(f"recall hindsight up: {exc}", file=sys.stderr)
         return 1
     server.save_state()
+    if server.api_key:
+        print(f"it serves only requests with the API key of {API_KEY_ENV}", file=sys.stderr)
     print(f"hindsight up in {server.start_seconds:.1f}s (log {server.log_path}); "
           f"stop it with: recall hindsight down --dir {args.dir}", file=sys.stderr)
     print(server.url)
