@@ -344,6 +344,45 @@ def test_an_outcome_is_signed_by_whoever_records_it_and_never_rewritten(
     assert [c["confirmedBy"] for c in body["spec"]["corrections"]] == ["olga"]
 
 
+def test_the_report_of_a_resolved_incident_is_never_rewritten(kubectl: Callable[..., Any], approvers: str) -> None:
+    """A report edited after its outcome went into memory with the next correction.
+
+    mallory moved olga's confirmed outcome to another service by editing
+    spec.service, then adding a correction: memory wrote the success under a
+    report that never paged. The report is frozen with the outcome, for
+    everyone; only corrections grow.
+    """
+    ns = approvers
+    assert create(kubectl, incident(ns, "frozen", "olga"), as_user="olga").returncode == 0
+    # Before the outcome, on-call refines the report, and may in the request that records it.
+    ok = kubectl("patch", "incident", "frozen", "-n", ns, "--type=merge", "-p",
+                 json.dumps({"spec": {"description": "p99 at 2.4 s since the 14:02 deploy"}}), as_user="olga")
+    assert ok.returncode == 0, ok.stderr
+    ok = kubectl("patch", "incident", "frozen", "-n", ns, "--type=merge", "-p", json.dumps({"spec": {
+        "symptoms": ["latency"], "resolution": {"summary": "rolled back", "confirmedBy": "olga"}}}), as_user="olga")
+    assert ok.returncode == 0, ok.stderr
+
+    fix = {"reason": "it was the cache", "summary": "flushed the cache", "confirmedBy": "mallory"}
+    for edit, what in (({"service": "payments"}, "mallory moves the outcome to another service"),
+                       ({"description": "a cache stampede"}, "mallory rewrites what was seen"),
+                       ({"symptoms": None}, "mallory removes the symptoms"),
+                       ({"labels": {"team": "cache"}}, "mallory adds labels"),
+                       ({"severity": "low"}, "mallory lowers the severity"),
+                       ({"service": "payments", "corrections": [fix]}, "mallory moves it with a correction")):
+        refused(kubectl("patch", "incident", "frozen", "-n", ns, "--type=merge", "-p",
+                        json.dumps({"spec": edit}), as_user="mallory"),
+                "the report (every spec field but corrections) cannot change once the outcome is recorded",
+                what=what)
+    refused(kubectl("patch", "incident", "frozen", "-n", ns, "--type=merge", "-p",
+                    json.dumps({"spec": {"title": "cache stampede"}})),
+            "cannot change once the outcome is recorded", what="the admin retitles a resolved incident")
+    ok = correct(kubectl, ns, "frozen", [fix], "mallory")  # a correction alone still goes in
+    assert ok.returncode == 0, ok.stderr
+    spec = json.loads(kubectl("get", "incident", "frozen", "-n", ns, "-o", "json", check=True).stdout)["spec"]
+    assert (spec["service"], spec["symptoms"], spec["description"]) == (
+        "checkout", ["latency"], "p99 at 2.4 s since the 14:02 deploy")
+
+
 def test_an_outcome_says_something(kubectl: Callable[..., Any], approvers: str) -> None:
     """Item 7: `resolution: {}` went into memory as an empty outcome."""
     ns = approvers

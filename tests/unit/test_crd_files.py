@@ -390,13 +390,17 @@ def test_incident_spec_contract() -> None:
     actions = spec["properties"]["resolution"]["properties"]["actions"]["items"]
     assert actions["properties"]["result"]["enum"] == ["succeeded", "failed", "partial"]
     assert spec["properties"]["resolution"]["properties"]["runbook"]["nullable"] is True
-    # People fix typos in the service name: it must stay mutable. Only a recorded
-    # outcome is fixed (memory is built from it); corrections are appended.
+    # People fix typos in the service name: it must stay mutable until the
+    # outcome is recorded. Then the outcome and the report it answers are fixed
+    # (memory is built from them); corrections are appended.
     for path, node in walk(spec):
         for rule in node.get("x-kubernetes-validations", []):
             if "oldSelf" in rule["rule"]:
                 assert path == "" and re.search(r"oldSelf\.(resolution|corrections)", rule["rule"]), (path, rule)
     assert "corrections" in spec["properties"]
+    # A field added to the report later is frozen with the rest, or this fails.
+    assert any(r["rule"] == _REPORT_FROZEN for r in spec["x-kubernetes-validations"])
+    assert {*_REPORT, *_REPORT_OPTIONAL} == set(spec["properties"]) - {"resolution", "corrections"}
 
 
 def test_approval_spec_is_immutable() -> None:
@@ -493,6 +497,13 @@ _DATE = (
 
 Mirror = Callable[[Any, Any], bool]
 _OUTCOME = "(has(self.summary) && self.summary.trim().size() > 0) || (has(self.actions) && self.actions.size() > 0)"
+# The report an outcome answers: every spec field but the outcome's own.
+_REPORT = ("service", "title", "severity")
+_REPORT_OPTIONAL = ("description", "symptoms", "errorSignatures", "deployment", "startedAt", "labels", "parameters")
+_REPORT_FROZEN = "!has(oldSelf.resolution) || (" + " && ".join(
+    [f"self.{f} == oldSelf.{f}" for f in _REPORT]
+    + [f"has(self.{f}) == has(oldSelf.{f}) && (!has(self.{f}) || self.{f} == oldSelf.{f})" for f in _REPORT_OPTIONAL]
+) + ")"
 
 # rule text -> Python predicate(self, oldSelf); oldSelf is None on create.
 CEL_MIRRORS: dict[str, Mirror] = {
@@ -533,6 +544,9 @@ CEL_MIRRORS: dict[str, Mirror] = {
     _OUTCOME: lambda s, o: len(s.get("summary", "").strip()) > 0 or len(s.get("actions") or []) > 0,
     "!has(oldSelf.resolution) || (has(self.resolution) && self.resolution == oldSelf.resolution)": (
         lambda s, o: o is None or "resolution" not in o or s.get("resolution") == o["resolution"]
+    ),
+    _REPORT_FROZEN: lambda s, o: o is None or "resolution" not in o or all(
+        s.get(f) == o.get(f) for f in (*_REPORT, *_REPORT_OPTIONAL)
     ),
     "!has(self.corrections) || has(self.resolution)": lambda s, o: "corrections" not in s or "resolution" in s,
     (
