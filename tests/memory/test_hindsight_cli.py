@@ -7,6 +7,7 @@ Run as the user runs it (a subprocess of `recall`), in a folder of its own
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -19,15 +20,16 @@ from typing import Any
 import pytest
 
 from support import free_port
+from recall_operator.memory.base import MemoryUnavailable
 from recall_operator.memory.hindsight import HindsightMemory
 
 pytestmark = pytest.mark.hindsight
 
 
-def recall(*args: str) -> subprocess.CompletedProcess[str]:
+def recall(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "recall_operator.cli", "hindsight", *args],
-        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env,
     )
 
 
@@ -89,3 +91,24 @@ def test_up_prints_a_url_that_answers_and_down_stops_it_keeping_the_data(folder:
     assert asyncio.run(read()) == memory
     assert recall("down", "--dir", str(folder)).returncode == 0
     assert not answers(url)
+
+
+def test_up_with_an_api_key_in_the_environment_serves_only_clients_that_send_it(folder: Path, history: Any) -> None:
+    key = "a key for the local server"
+    up = recall("up", "--dir", str(folder), "--port", str(free_port()),
+                env={**os.environ, "RECALL_HINDSIGHT_API_KEY": key})
+    assert up.returncode == 0, up.stderr
+    assert "only requests with the API key of RECALL_HINDSIGHT_API_KEY" in up.stderr
+    assert key not in up.stdout + up.stderr  # the key itself is never printed
+    url = up.stdout.strip()
+
+    async def remember(api_key: str | None) -> None:
+        backend = HindsightMemory(url, bank="cli-locked", api_key=api_key)
+        try:
+            await backend.remember(history.memory("inc-0001"))
+        finally:
+            await backend.close()
+
+    with pytest.raises(MemoryUnavailable, match="HTTP 401"):
+        asyncio.run(remember(None))
+    asyncio.run(remember(key))
