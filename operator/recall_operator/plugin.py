@@ -240,6 +240,12 @@ def not_actionable_message(incident: Mapping[str, Any]) -> str | None:
     rec = (incident.get("status") or {}).get("recommendation") or {}
     name = (incident.get("metadata") or {}).get("name")
     ns = (incident.get("metadata") or {}).get("namespace")
+    execution = (incident.get("status") or {}).get("execution") or {}
+    if rec.get("planHash") and execution.get("planHash") == rec.get("planHash") and execution.get("state") == "Succeeded":
+        return (f"refusing: plan {rec['planHash']} of incident {name} already ran and every step succeeded"
+                f" (approved by {execution.get('approvedBy')}); the operator does not run it again."
+                f" Record the outcome: kubectl recall resolve {name} -n {ns} ...; if the problem is back,"
+                " open a new Incident")
     if rec.get("mode") == "actionable" and rec.get("planHash"):
         return None
     mode = rec.get("mode") or "not triaged"

@@ -103,10 +103,17 @@ def test_the_opener_cannot_approve_and_another_person_can(env: Env, namespace: s
         env.approve("by-bob", plan_hash, "bob")
         accepted = env.judged("by-bob")
         ex = wait_for("execution Succeeded", lambda: (e := env.status("execution")).get("state") == "Succeeded" and e)
+        run_jobs = len(env.jobs("run"))
+        env.approve("late-by-carol", plan_hash, "carol")  # a late Approval of the plan that already ran
+        late = env.judged("late-by-carol")
+        after = env.status("execution")
     assert runner.exception is None, runner.output
     assert refused["state"] == "Refused" and "four-eyes" in refused["reason"], refused
     assert accepted["state"] == "Accepted", accepted
     assert ex["approvedBy"] == "bob" and ex["approvals"] == ["by-bob"]
+    assert late["state"] == "Refused" and "already ran" in late["reason"], late
+    assert after["attempt"] == ex["attempt"] and after["state"] == "Succeeded", after
+    assert len(env.jobs("run")) == run_jobs  # nothing ran a second time
     jobs = env.jobs()
     assert {j["metadata"]["labels"][jobkit.LABEL_PHASE] for j in jobs} == {"dryrun", "run"}
     assert {j["spec"]["template"]["spec"]["serviceAccountName"] for j in jobs} == {"payments-runner"}

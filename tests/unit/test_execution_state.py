@@ -149,6 +149,9 @@ def approval(decision="approve", plan="aaaa1111bbbb2222", approver="alice", reas
         # a finished run of the same plan may be run again, as a new attempt
         (approval(), REC, {"planHash": REC["planHash"], "approval": "old", "state": "RolledBack", "attempt": 1},
          "Accepted", True),
+        # a plan that succeeded is not run again by a late Approval (its steps already changed the system)
+        (approval(), REC, {"planHash": REC["planHash"], "approval": "old", "state": "Succeeded", "attempt": 1},
+         "Refused", False),
         # another plan still running
         (approval(), REC, {"planHash": "9999", "approval": "old", "state": "Running", "attempt": 1}, "Refused", False),
     ],

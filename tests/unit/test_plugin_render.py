@@ -189,3 +189,12 @@ def test_why_flags_a_step_that_gets_an_api_token() -> None:
     step = {"name": "undo", "risk": "medium", "command": ["kubectl", "rollout", "undo"], "dryRunCommand": ["true"]}
     assert not any("API ACCESS" in line for line in plugin.render_step(1, step, read_only=False))
     assert any("API ACCESS" in line for line in plugin.render_step(1, {**step, "apiAccess": True}, read_only=False))
+
+
+def test_a_plan_that_succeeded_is_not_offered_for_approval_again() -> None:
+    inc = copy.deepcopy(INCIDENT)
+    inc["status"]["execution"] = {"planHash": PLAN_HASH, "state": "Succeeded", "approvedBy": "alice"}
+    refusal = plugin.not_actionable_message(inc)
+    assert refusal and "already ran and every step succeeded" in refusal and "alice" in refusal
+    inc["status"]["execution"]["state"] = "RolledBack"  # a failed run may be approved again
+    assert plugin.not_actionable_message(inc) is None

@@ -27,8 +27,9 @@ Refused, an expired one Expired, one that is valid but alone where the plan
 needs more approvers Pending; none of them starts anything. The Approval that
 completes the count starts the run and the execution records every approver
 it counted. Approvals already consumed by an earlier run (state Accepted) or
-judged invalid do not count again: a re-run of the same plan needs fresh ones.
-A resolved incident accepts no approvals.
+judged invalid do not count again: a re-run of the same plan (after it failed
+or rolled back) needs fresh ones. A plan that succeeded is never run again, and
+a resolved incident accepts no approvals.
 
 Status is not proof. Anyone who may write an Incident's status could claim an
 actionable mode or an approved execution, so before any Job the operator
@@ -378,6 +379,14 @@ def judge_approval(
         if execution.get("state") not in TERMINAL:
             return ApprovalVerdict(
                 "Refused", f"plan {current} is already executing (approval {execution.get('approval')})", None
+            )
+        if execution.get("state") == SUCCEEDED:
+            # Its steps changed the system already; running them again (a second `rollout undo`) is a new
+            # change nobody triaged. A failed or rolled-back run may be tried again; a finished one may not.
+            return ApprovalVerdict(
+                "Refused", f"plan {current} already ran and every step succeeded (approved by "
+                f"{execution.get('approvedBy')}); it is not run again: if the problem is back, record the "
+                "outcome and open a new Incident", None
             )
     elif execution and execution.get("state") not in TERMINAL:
         return ApprovalVerdict(
