@@ -333,3 +333,25 @@ def test_a_started_step_is_announced_even_when_its_pass_loses_the_status_race(
     assert runner.exception is None, runner.output
     started = sorted(text for reason, text in messages if reason == "StepStarted")
     assert started == sorted(f"step {s} started as Job {jobkit.job_name(INCIDENT, 'run', s, 1)}" for s in STEP_NAMES)
+
+
+def test_a_finished_step_whose_job_was_deleted_is_not_run_again(env: Env, namespace: str) -> None:
+    """The Jobs are the record a restart reads: a step whose Job someone deleted ran once, and stays run."""
+    plan_hash = env.setup()
+    first = STEP_NAMES[0]
+    with kept_default_registry(), operator(namespace) as runner:
+        env.start_run(plan_hash)
+        wait_for("the first step recorded as succeeded", lambda: any(
+            s["name"] == first and s["result"] == "succeeded" for s in env.status("execution").get("steps") or []))
+    assert runner.exception is None, runner.output
+    env.kubectl("delete", "job", jobkit.job_name(INCIDENT, "run", first, 1), "-n", namespace, "--wait=true",
+                check=True)
+    with operator(namespace) as again:
+        ex = wait_for("the run to end", lambda: (e := env.status("execution")).get("state") in machine.TERMINAL and e)
+    assert again.exception is None, again.output
+    assert ex["state"] == "Succeeded", ex
+    steps = {s["name"]: s for s in ex["steps"]}
+    assert steps[first]["result"] == "succeeded", steps[first]
+    run_jobs = by_step(env.jobs(f"{jobkit.LABEL_PHASE}=run"))
+    assert first not in run_jobs, "the deleted step's Job was created again"
+    assert set(run_jobs) == set(STEP_NAMES) - {first}

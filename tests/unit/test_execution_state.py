@@ -310,3 +310,17 @@ def test_a_resolved_incident_s_unverifiable_run_says_what_was_left(execution, wo
     why = m.stopped_unverified(execution)
     assert all(w in why for w in words), why
     assert not any(w in why for w in absent), why
+
+
+def test_a_step_whose_job_is_gone_keeps_what_status_saw_and_a_running_one_fails() -> None:
+    names = [s["name"] for s in STEPS]
+    execution = {"steps": [{"name": names[0], "result": "succeeded"}, {"name": names[1], "result": "running"}]}
+    gone, why = m.recorded_when_gone(execution, {})
+    assert gone == {("run", names[0]): "succeeded", ("run", names[1]): "failed"}
+    assert why == {("run", names[1]): m.JOB_GONE}
+    d = m.run("actionable", STEPS, approved=True, stopped=False, dry_run_done=True, dry_run_ok=True,
+              observed=gone, why=why)
+    assert d.create is None or d.create.phase == "rollback", d  # neither step is created again
+    assert names[1] + " failed" in d.reason and "deleted" in d.reason
+    # A Job that is still there is what counts, whatever status said.
+    assert m.recorded_when_gone(execution, {("run", names[1]): "succeeded"})[0] == {("run", names[0]): "succeeded"}

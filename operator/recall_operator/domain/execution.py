@@ -222,6 +222,35 @@ def _rollback(
     return RunDecision(ROLLED_BACK, None, f"step {failed}; completed steps rolled back", run_view, rollbacks)
 
 
+JOB_GONE = ("its Job was deleted before the operator saw it finish: what the step changed is unknown, so it is"
+            " not run again")
+
+
+def recorded_when_gone(execution: Mapping[str, Any], observed: Observed) -> tuple[dict[tuple[str, str], JobState],
+                                                                                   dict[tuple[str, str], str]]:
+    """What status recorded for the run and rollback steps whose Jobs no longer exist.
+
+    The Jobs are the record a restart reads, and the operator sets no TTL on them, so
+    a missing Job was deleted by someone. Without this, `run` saw a step with no Job
+    as never started and created it again: a finished step ran twice, or next to the
+    step after it. A step status saw finish keeps its result; one that was running
+    failed (and what it undid is rolled back), since nobody can say what it did.
+    """
+    states: dict[tuple[str, str], JobState] = {}
+    why: dict[tuple[str, str], str] = {}
+    for phase, key in (("run", "steps"), ("rollback", "rollbacks")):
+        for entry in execution.get(key) or []:
+            at = (phase, str(entry.get("name")))
+            result = entry.get("result")
+            if at in observed or result not in ("running", "succeeded", "failed"):
+                continue
+            states[at] = "failed" if result == "running" else result
+            reason = JOB_GONE if result == "running" else str(entry.get("reason") or "")
+            if reason:
+                why[at] = reason
+    return states, why
+
+
 def stopped_unverified(execution: Mapping[str, Any]) -> str:
     """Why a resolved incident's run stops when the operator can no longer verify its recommendation.
 

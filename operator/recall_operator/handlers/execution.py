@@ -446,6 +446,8 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         ex = dict(execution)
         attempt = int(ex.get("attempt", 1))
         observed, why = seen.observed(name, steps, attempt, ("run", "rollback"))
+        gone, gone_why = machine.recorded_when_gone(execution, observed)
+        observed, why = {**observed, **gone}, {**why, **gone_why}
         if ex.get("planHash") != built_hash or ex.get("planHash") != plan_hash:
             # The approved plan is no longer what the Runbook/recommendation gives: stop, run nothing new.
             decision = machine.RunDecision(
