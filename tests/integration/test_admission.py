@@ -196,6 +196,11 @@ def test_the_bridge_opens_incidents_as_itself(kubectl: Callable[..., Any], appro
     # Nobody else passes for the bridge (that would buy a stricter rule, but still a false record).
     refused(create(kubectl, incident(ns, "fake-alert", BRIDGE_OPENER), as_user="mallory"),
             "must be you (mallory)", what="a person opens an Incident as the bridge")
+    # Nor does anyone take an alert's name first: its pages would go onto their report.
+    refused(create(kubectl, incident(ns, "alert-3f2a9c1e7b5d4a60", "mallory"), as_user="mallory"),
+            "alert-3f2a9c1e7b5d4a60 is reserved", "alert bridge", what="mallory opens an alert's Incident first")
+    ok = create(kubectl, incident(ns, "alert-3f2a9c1e7b5d4a60", BRIDGE_OPENER), as_user=BRIDGE)
+    assert ok.returncode == 0, ok.stderr
 
 
 def test_the_opener_cannot_be_rewritten(kubectl: Callable[..., Any], approvers: str) -> None:

@@ -49,7 +49,8 @@ SEEN = "recall.dev/alert-last-seen-at"
 def _item(name: str, namespace: str, firing: str = "firing", seen: str = "2026-01-01T00:00:00Z") -> AlertIncident:
     annotations = {"recall.dev/alert-status": firing, SEEN: seen}
     manifest = {"apiVersion": API_VERSION, "kind": "Incident",
-                "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
+                "metadata": {"name": name, "namespace": namespace,
+                             "annotations": {**annotations, "recall.dev/opened-by": BRIDGE_OPENER}},
                 "spec": {"service": "checkout", "title": f"alert {name}", "severity": "high"}}
     return AlertIncident(name=name, status=firing, manifest=manifest, patch={"metadata": {"annotations": annotations}})
 
@@ -113,7 +114,8 @@ def test_an_incident_another_replica_created_is_patched_after_the_refused_create
         GROUP, VERSION, namespace, "incidents", _item("alert-b", namespace).manifest)
     w, api = writer
     assert _write(w, _item("alert-b", namespace, "resolved")) == ["updated"]
-    assert api.calls == [("create", "alert-b"), ("patch", "alert-b")]
+    # The refused create is followed by a read: only an Incident the bridge opened takes the alert.
+    assert api.calls == [("create", "alert-b"), ("get", "alert-b"), ("patch", "alert-b")]
     assert _get(k8s_api, namespace, "alert-b")["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
 
 
@@ -130,7 +132,8 @@ def test_an_incident_deleted_since_the_bridge_wrote_it_is_created_again(
     # A re-fire with news (resolved) is patched first; one with none is read: either finds it gone.
     assert _write(w, _item("alert-c", namespace, "resolved"), _item("alert-e", namespace, seen="2026-01-01T00:00:09Z")) \
         == ["created", "created"]
-    assert api.calls == [("patch", "alert-c"), ("create", "alert-c"), ("get", "alert-e"), ("create", "alert-e")]
+    assert api.calls == [("patch", "alert-c"), ("get", "alert-c"), ("create", "alert-c"),
+                         ("get", "alert-e"), ("get", "alert-e"), ("create", "alert-e")]
     assert _get(k8s_api, namespace, "alert-c")["spec"]["title"] == "alert alert-c"
     assert _get(k8s_api, namespace, "alert-e")["metadata"]["annotations"][SEEN] == "2026-01-01T00:00:09Z"
 
@@ -309,3 +312,42 @@ def test_a_first_incident_deleted_after_its_outcome_was_remembered_gives_its_nam
     # An alert memory has never seen keeps its plain name.
     assert writes(_firing("alert-n", namespace, "2026-02-01T00:00:00Z")) == [("created", "alert-n")]
     asyncio.run(memory.close())
+
+
+def test_an_alert_s_name_someone_else_took_first_gets_none_of_its_pages(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    # Fingerprints can be computed: a person opens alert-q before the alert fires (admission reserves the
+    # prefix; this is a cluster without the policy). Her Incident would have taken the alert's pages.
+    from kubernetes import client
+
+    start = "2026-01-02T03:04:05Z"
+    squat = _firing("alert-q", namespace, start)
+    squat.manifest["metadata"]["annotations"]["recall.dev/opened-by"] = "mallory"
+    squat.manifest["spec"]["title"] = "mallory's report"
+    client.CustomObjectsApi(k8s_api).create_namespaced_custom_object(
+        GROUP, VERSION, namespace, "incidents", squat.manifest)
+    w, _ = writer
+    own = "alert-q-20260102030405"
+    assert _names(w, _firing("alert-q", namespace, start)) == [("created", own)]
+    # A restarted writer (no hints) finds the same one for the firing's repeats.
+    fresh = IncidentWriter(k8s_api, namespace, workers=1)
+    try:
+        assert _names(fresh, _firing("alert-q", namespace, start, "resolved")) == [("updated", own)]
+    finally:
+        fresh.close()
+    made = _get(k8s_api, namespace, own)
+    assert made["metadata"]["annotations"]["recall.dev/opened-by"] == BRIDGE_OPENER
+    assert made["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
+    assert RECURRENCE_OF not in made["metadata"]["annotations"], "the squatter's Incident is no earlier firing"
+    theirs = _get(k8s_api, namespace, "alert-q")
+    assert theirs["spec"]["title"] == "mallory's report"
+    assert theirs["metadata"]["annotations"]["recall.dev/alert-status"] == "firing"  # as she wrote it
+    assert LATEST not in theirs["metadata"]["annotations"]
+    # Both names taken by others: the write fails, says so, and Alertmanager retries it.
+    squat2 = _firing("alert-q", namespace, "2026-02-01T00:00:00Z")
+    taken = dict(squat.manifest, metadata={**squat.manifest["metadata"], "name": "alert-q-20260201000000"})
+    client.CustomObjectsApi(k8s_api).create_namespaced_custom_object(GROUP, VERSION, namespace, "incidents", taken)
+    with pytest.raises(WriteFailure) as failed:
+        _names(w, squat2)
+    assert failed.value.status_code == 503 and "not opened by the alert bridge" in failed.value.reason

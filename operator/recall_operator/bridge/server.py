@@ -50,6 +50,7 @@ from recall_operator.kube.client import api_client
 from .alertmanager import (
     ANN_LAST_SEEN,
     ANN_LATEST,
+    ANN_RECURRENCE_OF,
     ANN_STARTS_AT,
     MAX_BODY_BYTES,
     AlertIncident,
@@ -194,9 +195,11 @@ class IncidentWriter:
         holds its name (`used`) was closed and deleted: its name is not used
         again, or the new outcome would replace the old one in memory.
         """
-        if item.starts_at is None:  # firings cannot be told apart: the first Incident takes them all
-            return item, None
         first = self._read(item.name)
+        if first is not None and not alert_incident_of(first, item):
+            return self._own_name(item)
+        if item.starts_at is None:  # firings cannot be told apart: the first Incident takes them all
+            return item, first is not None
         if first is None and used:
             # Deleted after its outcome was remembered: the name is memory's, and this is a later firing.
             return renamed(item, recurrence_name(item.name, item.starts_at), recurrence_of=item.name), None
@@ -210,6 +213,23 @@ class IncidentWriter:
                 return renamed(item, str(latest)), True
             previous = str(latest)
         return renamed(item, recurrence_name(item.name, item.starts_at), recurrence_of=previous), None
+
+    def _own_name(self, item: AlertIncident) -> tuple[AlertIncident, bool]:
+        """Where the alert goes when an Incident the bridge did not open holds its first name.
+
+        Fingerprints can be computed, so anyone who may create Incidents could
+        open `alert-<fingerprint>` first (admission reserves the prefix, but a
+        cluster without the policy, or an Incident older than it, has none):
+        the alert's pages then went onto that Incident, and its report. The
+        squatter's Incident takes nothing; the firing opens one named by its
+        start, which is not pointed to from the squatter's either.
+        """
+        target = renamed(item, recurrence_name(item.name, item.starts_at or "0"))
+        found = self._read(target.name)
+        if found is not None and not alert_incident_of(found, item):
+            raise WriteFailure(503, f"incidents {item.name} and {target.name} exist and were not opened by the"
+                                    " alert bridge; delete them, or the alert cannot be written")
+        return target, found is not None
 
     def _point(self, first: str, latest: str) -> None:
         """Name on the alert's first Incident the newest one its firings opened (gone: nothing to name it on)."""
@@ -247,7 +267,7 @@ class IncidentWriter:
             if exists is None and refused and target.name == item.name:
                 exists = True
             if not exists and self._create(target):
-                if target.name != item.name:
+                if ANN_RECURRENCE_OF in target.manifest["metadata"]["annotations"]:
                     self._point(item.name, target.name)
                 return Written("created", target.name)
             if self._patch(target):
