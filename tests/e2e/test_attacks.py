@@ -16,6 +16,9 @@ gets through: the same user signs with their own name, which admission lets by.
 - a success claimed for a runbook whose run the operator saw fail is
   remembered as reported, after the failure the operator observed: it
   counts as a failure and the runbook is not actionable for a look-alike;
+- incidents one person opened and resolved herself, where the operator ran
+  nothing, neither out-vote nor block a runbook the operator saw work, move
+  no win rate and propose no Contradiction (consolidation.one_voice);
 - a runbook that really ran on one service is never actionable against a
   neighbouring service it does not list (gate policy fix_for_other_services).
 - a responder's pointer from an alert's first Incident to an unrelated open
@@ -332,6 +335,48 @@ def test_a_run_the_operator_saw_fail_is_remembered_as_failed_whatever_the_outcom
     assert not (again["mode"] == "actionable" and again["runbook"] == RUNBOOK_NAME), again
     assert any("failed" in w and "inc-cart" in w for w in again["warnings"] or []), again
     ATTACKS.append("a failed run claimed as a success")
+
+
+def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_operator_saw_work(
+        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mallory opens copies of a recurrence's report, each resolved by her at once: "the runbook failed,
+    fixed by hand". Nobody else saw those incidents, and the operator ran nothing there."""
+    words = {**SPEC, "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    ran = _run_approved_by_bob(env, namespace, "inc-seen", words)
+    assert ran["state"] == "Succeeded", ran
+    claim = {"summary": "the runbook did nothing; restarted the redis primary by hand", "confirmedBy": MALLORY,
+             "rootCause": "redis hot keys on shard 3",
+             "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "failed"},
+                         {"action": "restarted the redis primary by hand", "result": "succeeded"}]}
+    with _full_operator(namespace, memory_path, monkeypatch) as full:
+        env.resolve_as(MALLORY, "inc-seen", {"summary": "the runbook fixed it", "runbook": RUNBOOK_NAME,
+                                             "confirmedBy": MALLORY})
+        wait_for("inc-seen's outcome in memory", lambda: env.status_field("inc-seen", "memory").get("consolidated"))
+        for i in (1, 2):
+            body = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                    "metadata": {"name": f"inc-copy-{i}", "annotations": {"recall.dev/opened-by": MALLORY}},
+                    "spec": {**words, "resolution": claim}}
+            proc = env.as_user(MALLORY, "create", "-f", "-", input=json.dumps(body))
+            assert proc.returncode == 0, proc.stderr
+            wait_for(f"inc-copy-{i}'s outcome in memory",
+                     lambda i=i: env.status_field(f"inc-copy-{i}", "memory").get("consolidated"))
+        env.create_incident("inc-next", words, {"recall.dev/opened-by": "olga"})
+        after = _triaged(env, "inc-next")
+    assert full.exception is None, full.output
+    # The run the operator saw work still speaks; her copies neither out-vote nor block it.
+    assert after["runbook"] == RUNBOOK_NAME, after
+    assert not any("precedents disagree" in w or "tried before" in w for w in after["warnings"] or []), after
+    assert any(f"on the word of {MALLORY} alone" in r for r in after["reasons"]), after["reasons"]
+    # Her claimed failures count on no record, and the operator proposed no Contradiction in its own name.
+    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
+    assert (runbook_status.get("timesExecuted"), runbook_status.get("timesSucceeded")) == (1, 1), runbook_status
+    proposed = json.loads(env.kubectl("get", "contradictions.recall.dev", "-n", namespace, "-o", "json",
+                                      check=True).stdout)["items"]
+    assert proposed == [], [c["metadata"]["name"] for c in proposed]
+    # Her copies are remembered and shown, for what they are.
+    assert {"inc-copy-1", "inc-copy-2"} <= {m["incident"] for m in env.incident_status("inc-next")["matches"]}
+    ATTACKS.append("made-up, self-resolved incidents did not outweigh a run the operator saw work")
 
 
 def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(

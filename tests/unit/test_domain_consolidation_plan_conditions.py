@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -205,3 +205,42 @@ def test_a_memory_from_before_uids_is_told_from_a_new_object_by_when_that_was_cr
     assert why is not None and "another incident named inc-1" in why
     assert name_taken(old, other, created_before) is None  # a correction of the incident it is
     assert name_taken(old, other) is None  # no time to tell by: written, as before
+
+
+@pytest.mark.parametrize(
+    ("opened_by", "confirmed_by", "runbook", "observed", "alone"),
+    [
+        ("mallory", "mallory", None, False, "mallory"),  # she reported it and she confirmed it, nothing ran
+        ("olga", "mallory", None, False, None),  # a second person opened it
+        ("system:recall:alertmanager-bridge", "mallory", None, False, None),  # an alert saw it happen
+        ("mallory", "mallory", "cart-restart", False, None),  # the operator saw its run work
+        ("mallory", "mallory", None, True, None),  # the operator saw its run fail
+        (None, "mallory", None, False, None),  # opener not known (a replay, an old memory)
+    ],
+)
+def test_one_voice_is_an_outcome_its_opener_alone_vouches_for(opened_by, confirmed_by, runbook, observed,
+                                                              alone) -> None:
+    from recall_operator.domain.consolidation import one_voice
+    from recall_operator.domain.models import Action, EpisodicMemory, IncidentSpec, Resolution
+
+    actions = (Action(action="run runbook cart-restart", result="failed", observed=observed),) if observed else ()
+    memory = EpisodicMemory(
+        incident="inc-1", spec=IncidentSpec(service="cart", title="cart slow"), resolved_at=datetime(2025, 1, 1, tzinfo=UTC),
+        resolution=Resolution(summary="restarted", runbook=runbook, actions=actions, confirmed_by=confirmed_by),
+        opened_by=opened_by)
+    assert one_voice(memory) == alone
+
+
+def test_a_runbook_s_history_leaves_out_failures_one_person_alone_claims() -> None:
+    from recall_operator.domain.consolidation import runbook_history
+    from recall_operator.domain.models import Action, EpisodicMemory, IncidentSpec, Resolution
+
+    def claimed(opener: str) -> EpisodicMemory:
+        return EpisodicMemory(
+            incident=f"inc-{opener}", spec=IncidentSpec(service="cart", title="cart slow"),
+            resolved_at=datetime(2025, 1, 1, tzinfo=UTC), opened_by=opener,
+            resolution=Resolution(actions=(Action(action="run runbook cart-restart", result="failed"),),
+                                  confirmed_by="mallory"))
+
+    assert [m.incident for m, _ in runbook_history([claimed("mallory"), claimed("olga")], "cart-restart")] == [
+        "inc-olga"]

@@ -68,3 +68,20 @@ def test_the_closest_disagreeing_look_alike_is_named() -> None:
     new = _memory("inc-2", "reduce-records", [("run runbook raise-interval", "failed"), ("run reduce-records", "succeeded")], 9)
     proposal = propose(new, [_scored(agreeing, 97), _scored(OLD, 88)], RUNBOOKS)
     assert proposal is not None and proposal.memories == ("inc-1", "inc-2")
+
+
+def test_an_outcome_one_person_alone_vouches_for_proposes_no_contradiction() -> None:
+    """A responder opens a copy of inc-1's report and records at once that its runbook failed: the operator
+    would put its own name on her claim, and the Contradiction would hold inc-1's fix advisory."""
+    claim = _memory("inc-2", None, [("run runbook raise-interval", "failed"), ("restarted it by hand", "succeeded")], 9)
+    claim = claim.model_copy(update={"resolution": claim.resolution.model_copy(update={"confirmed_by": "mallory"})})
+    assert propose(claim.model_copy(update={"opened_by": "mallory"}), [_scored(OLD, 90)], RUNBOOKS) is None
+    # The older side alone-vouched: no proposal either.
+    assert propose(OLD, [_scored(claim.model_copy(update={"opened_by": "mallory"}), 90)], RUNBOOKS) is None
+    # Opened by the alert bridge (the alert saw it happen), the same claim is proposed, and says who made it.
+    bridged = propose(claim.model_copy(update={"opened_by": "system:recall:alertmanager-bridge"}),
+                      [_scored(OLD, 90)], RUNBOOKS)
+    assert bridged is not None
+    assert [c["claim"] for c in bridged.spec()["claims"]] == [
+        "runbook raise-interval resolved it (confirmed by oncall)",
+        "it was resolved by hand; tried and failed: run runbook raise-interval (confirmed by mallory)"]

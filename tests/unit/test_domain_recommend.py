@@ -257,3 +257,62 @@ def test_a_remembered_runbook_the_catalog_no_longer_holds_is_never_recommended(c
     rec = assess(incident(**REDIS_TEXT), [REDIS_PRECEDENT], context(catalog=catalog, records=RECORDS)).recommendation
     assert (rec.mode, rec.runbook, rec.source) == answer
     assert "precedents used runbook redis-restart-vm, but it is not in the catalog" in rec.reasons, rec.reasons
+
+
+# -- one person's word against what the operator saw --------------------------
+# A responder opens Incidents that copy a recurrence's report and records their outcomes herself at once:
+# nobody else saw those incidents happen, and the operator ran nothing there (consolidation.one_voice).
+
+CART_RESTART = runbook("cart-restart", ["cart-service"], ["latency-spike", "timeout"])
+
+
+def _said_by(name: str, who: str, actions: list[tuple[str, str]], opened_by: str | None = None,
+             days: int = 1) -> object:
+    from domain_builders import resolution
+
+    return memory(name, res=resolution(None, actions, confirmed_by=who), resolved_at=T0 + timedelta(days=days),
+                  **REDIS_TEXT).model_copy(update={"opened_by": opened_by or who})
+
+
+SEEN_TO_WORK = memory("inc-seen", runbook="cart-restart", resolved_at=T0, **REDIS_TEXT).model_copy(
+    update={"opened_by": "system:recall:alertmanager-bridge"})
+
+
+def test_manual_fixes_one_person_both_reported_and_confirmed_do_not_out_vote_a_runbook_the_operator_saw_work() -> None:
+    made_up = [_said_by(f"inc-m{i}", "mallory", [("restarted the redis primary by hand", "succeeded")], days=i)
+               for i in range(1, 4)]
+    ctx = context(catalog=[CART_RESTART], records={"cart-restart": RunbookRecord(times_executed=1, times_succeeded=1)})
+    rec = assess(incident(**REDIS_TEXT), [SEEN_TO_WORK, *made_up], ctx).recommendation
+    assert (rec.mode, rec.runbook) == ("actionable", "cart-restart"), rec
+    assert not any(w.startswith("precedents disagree") for w in rec.warnings), rec.warnings
+    said = next(r for r in rec.reasons if "only the word of" in r)
+    assert "mallory" in said and "seen to work in inc-seen" in said, said
+    # The same manual fixes, confirmed by a second person, are witnesses: they still disagree.
+    witnessed = [m.model_copy(update={"opened_by": "olga"}) for m in made_up]
+    rec = assess(incident(**REDIS_TEXT), [SEEN_TO_WORK, *witnessed], ctx).recommendation
+    assert not any("only the word of" in r for r in rec.reasons)
+    assert rec.mode == "advisory" and any(w.startswith("precedents disagree") for w in rec.warnings), rec
+
+
+def test_a_failure_one_person_alone_claims_does_not_block_a_runbook_the_operator_saw_work() -> None:
+    claim = _said_by("inc-m9", "mallory", [("run runbook cart-restart", "failed"),
+                                            ("restarted the redis primary by hand", "succeeded")], days=9)
+    ctx = context(catalog=[CART_RESTART])
+    rec = assess(incident(**REDIS_TEXT), [SEEN_TO_WORK, claim], ctx).recommendation
+    assert rec.runbook == "cart-restart", rec
+    assert not any("failed before" in r for r in rec.reasons), rec.reasons
+    assert not any("tried before under the same conditions and failed" in w for w in rec.warnings), rec.warnings
+    assert any("failed in inc-m9 on the word of mallory alone" in r for r in rec.reasons), rec.reasons
+    # Confirmed by someone other than its opener, the same failure blocks it (believing a failure is the safe side).
+    heard_twice = claim.model_copy(update={"opened_by": "olga"})
+    rec = assess(incident(**REDIS_TEXT), [SEEN_TO_WORK, heard_twice], ctx).recommendation
+    assert rec.mode != "actionable" or rec.runbook != "cart-restart", rec
+    assert any("cart-restart was tried before" in w for w in rec.warnings), rec.warnings
+
+
+def test_one_person_s_word_still_counts_where_the_operator_saw_nothing() -> None:
+    # A fresh install: every outcome was opened and recorded by one person. Memory knows nothing better.
+    claim = _said_by("inc-m1", "oncall-a", [("run runbook cart-restart", "failed")])
+    rec = assess(incident(**REDIS_TEXT), [claim], context(catalog=[CART_RESTART])).recommendation
+    assert any("cart-restart was tried before" in w for w in rec.warnings), rec.warnings
+    assert not any("word of" in r for r in rec.reasons)

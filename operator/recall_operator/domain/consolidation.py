@@ -13,7 +13,9 @@ confirmed only by the person who opened the incident and approved the run
 is one voice, not two: it too is remembered as reported. A run of the
 operator's own that failed is not a person's to overturn: a success claimed
 for it is reported, and when the outcome does not mention the failure,
-memory keeps it as an action the operator observed.
+memory keeps it as an action the operator observed. An outcome recorded by
+the person who opened the incident, where the operator ran nothing, is that
+one person's word (`one_voice`): it never outweighs what the operator saw.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from recall_operator.domain.approval_rules import BRIDGE_OPENER
 from recall_operator.domain.models import Action, ActionResult, EpisodicMemory, Resolution, RunbookRecord
 
 NOT_RECORDED = "not recorded"
@@ -218,6 +221,28 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     return resolution.model_copy(update=update)
 
 
+def one_voice(memory: EpisodicMemory) -> str | None:
+    """The one person an outcome rests on, or None when someone or something else witnessed it.
+
+    A person who opened an incident and recorded its outcome herself, where the
+    operator ran nothing (no runbook it saw work, no run it saw fail), is the
+    only source of both the failure and the fix: an incident made up to carry
+    a claim looks just like it. Such an outcome is remembered and shown, and
+    still counts where nothing better is known, but it never outweighs what
+    the operator saw: it does not out-vote a runbook the operator saw work,
+    its claimed failure does not block that runbook, it moves no win rate and
+    proposes no Contradiction. An alert the bridge opened, a second person
+    confirming, or the operator's own run is a witness.
+    """
+    who = memory.opened_by
+    res = memory.resolution
+    if not who or who == BRIDGE_OPENER or res.confirmed_by != who:
+        return None
+    if res.runbook is not None or any(a.observed for a in res.actions):
+        return None
+    return who
+
+
 def unvouched(resolution: Resolution) -> Resolution:
     """An outcome read from a memory no operator of this bank signed (memory.hindsight): whatever it says
     succeeded is only reported, so it backs no runbook and moves no win rate; what it says failed still
@@ -308,9 +333,9 @@ def runbook_history(memories: Iterable[EpisodicMemory], runbook: str) -> list[tu
     ran. A success counts only where the memory records the runbook as the one
     that resolved it, which `as_remembered` keeps only for a runbook the
     operator ran there; a failure or a partial run counts as the action says
-    (believing a failure is the safe side).
+    (believing a failure is the safe side), unless one person alone says so (`one_voice`).
     """
-    fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories]
+    fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories if one_voice(m) is None]
     kept = [(m, r) for m, r in fared if r is not None and (r != "succeeded" or m.resolution.runbook == runbook)]
     return sorted(kept, key=lambda p: (p[0].resolved_at, p[0].incident))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from recall_operator.domain.consolidation import runbook_outcome
+from recall_operator.domain.consolidation import one_voice, runbook_outcome
 from recall_operator.domain.models import Contradiction, EpisodicMemory
 from recall_operator.domain.similarity import ScoredMemory
 
@@ -43,7 +43,8 @@ def claim(memory: EpisodicMemory) -> str:
     failed = [a.action for a in res.actions if a.result == "failed"]
     fix = f"runbook {res.runbook} resolved it" if res.runbook else "it was resolved by hand"
     tried = f"; tried and failed: {'; '.join(failed)}" if failed else ""
-    return f"{fix}{tried}"[:1000]
+    who = f" (confirmed by {res.confirmed_by})" if res.confirmed_by else ""
+    return f"{fix}{tried}{who}"[:1000]
 
 
 def disagreement(new: EpisodicMemory, old: EpisodicMemory, runbooks: Iterable[str]) -> str | None:
@@ -68,14 +69,20 @@ def propose(
     """The open Contradiction to propose for a new outcome, if its closest look-alike disagrees.
 
     Pairs already named together in a Contradiction are not proposed again.
+    An outcome only one person vouches for (`one_voice`) proposes none, on
+    either side: the operator would put its own name on that person's claim,
+    and a Contradiction holds every later recommendation citing it advisory.
     """
+    if one_voice(new) is not None:
+        return None
     known = [set(c.spec.memories) for c in existing]
     names = list(runbooks)
     for s in scored:
         if s.similarity < SAME_PATTERN_SIMILARITY:
             break
         old = s.memory
-        if old.incident == new.incident or any({old.incident, new.incident} <= k for k in known):
+        if (old.incident == new.incident or any({old.incident, new.incident} <= k for k in known)
+                or one_voice(old) is not None):
             continue
         why = disagreement(new, old, names)
         if why is None:

@@ -8,11 +8,11 @@ function that says what it found and why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 
-from recall_operator.domain.consolidation import runbook_outcome
+from recall_operator.domain.consolidation import one_voice, runbook_outcome
 from recall_operator.domain.models import ArchitectureMigration, Contradiction, EpisodicMemory
 from recall_operator.domain.topology import Topology
 
@@ -86,22 +86,26 @@ def stale_runbooks(migrations: Sequence[ArchitectureMigration], now: datetime) -
     return out
 
 
-def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str]) -> dict[str, str]:
+def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str],
+                  proven: Collection[str] = ()) -> dict[str, str]:
     """Runbook -> the precedent in which its most recent attempt failed.
 
     Similar precedents are "the same conditions". A runbook that failed and
     later worked under the same conditions is not held against it; one whose
     last attempt failed is never actionable here. An action counts for a
-    runbook when its text names the runbook.
+    runbook when its text names the runbook. A failure only one person vouches
+    for (`one_voice`) is not held against a runbook in `proven`, one the
+    operator saw work under these conditions.
     """
     names = list(runbooks)
     last: dict[str, tuple[str, str]] = {}
     for memory in sorted(precedents, key=lambda m: m.resolved_at):
+        heard = one_voice(memory) is not None
         # runbook_outcome is None for a runbook its actions never name and it
         # does not record; skipping those first keeps this cheap on a big catalog.
         said = " ".join(a.action for a in memory.resolution.actions)
         for rb in names:
-            if rb != memory.resolution.runbook and rb not in said:
+            if (rb != memory.resolution.runbook and rb not in said) or (heard and rb in proven):
                 continue
             result = runbook_outcome(memory.resolution, rb)
             if result is not None:

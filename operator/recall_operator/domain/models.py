@@ -247,3 +247,7 @@ class EpisodicMemory(_Model):
     # The uid of the Incident object it came from (None: written before it was kept, or replayed):
     # a name deleted and used again is another incident (consolidation.name_taken).
     uid: str | None = derived(default=None)
+    # Who opened the Incident (its admission-checked recall.dev/opened-by; None: not known, as in a
+    # replay or a memory written before it was kept): tells an outcome one person both reported
+    # and confirmed from one someone or something else witnessed (consolidation.one_voice).
+    opened_by: str | None = derived(default=None, alias="openedBy")

@@ -25,7 +25,7 @@ from recall_operator.domain.catalog import (
     runbook_for_fix,
     written_since,
 )
-from recall_operator.domain.consolidation import final_outcome, runbook_outcome, win_rate
+from recall_operator.domain.consolidation import final_outcome, one_voice, runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
     Staleness,
@@ -344,7 +344,15 @@ def gather(
     # "The same conditions" are any real precedent, not only the closest ones:
     # a failure must not drop out of sight because a closer look-alike arrived.
     precedents = [s for s in scored if s.similarity >= settings.novel_bar or recognised(s)]
-    unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys()))
+    # Runbooks the operator saw work under these conditions (memory keeps a
+    # runbook only for a run it saw succeed): one person's word alone does not
+    # block or out-vote them (consolidation.one_voice).
+    seen_work = {s.memory.resolution.runbook: s.memory.incident for s in sorted(precedents, key=lambda p: p.similarity)
+                 if s.memory.resolution.runbook and runbook_outcome(s.memory.resolution, s.memory.resolution.runbook)
+                 == "succeeded"}
+    proven = set(seen_work)
+    reasons += _one_voice_failures(precedents, seen_work)
+    unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys(), proven))
     described: dict[str, FixMatch] = {}
     looked_up: dict[str, FixMatch | None] = {}
     catalog_words = CatalogWords(ctx.catalog)
@@ -375,7 +383,7 @@ def gather(
         reasons.append(side_reason(near, others))
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
-    failed = failed_before(considered, ctx.catalog.keys())
+    failed = failed_before(considered, ctx.catalog.keys(), proven)
     for failed_rb, inc in sorted(failed.items()):
         warnings.append(f"runbook {failed_rb} was tried before under the same conditions and failed ({inc})")
 
@@ -386,6 +394,15 @@ def gather(
     # The witnesses: the closest member of each family, and the near side of
     # any contradiction, less the sides this incident does not resemble.
     voters = [rep for rep in [*reps, *linked] if rep.memory.incident not in overruled]
+    heard = [v for v in voters if one_voice(v.memory)]
+    witness = next((v for v in voters if v.memory.resolution.runbook in proven), None)
+    if heard and witness is not None:
+        voters = [v for v in voters if v not in heard]
+        reasons.append(
+            f"{', '.join(v.memory.incident for v in heard)}: only the word of whoever opened and resolved "
+            f"{'it' if len(heard) == 1 else 'each'} ({', '.join(sorted({str(one_voice(v.memory)) for v in heard}))}; "
+            f"the operator ran nothing there), which does not out-vote runbook {witness.memory.resolution.runbook}, "
+            f"seen to work in {witness.memory.incident}")
     for rep in voters:
         ran = rep.memory.resolution.runbook
         if ran is not None and runbook_outcome(rep.memory.resolution, ran) == "failed":
@@ -423,7 +440,7 @@ def gather(
         backers = [*ran_in[rb], *described_by[rb]]
         near_bar = max(settings.novel_bar, max(s.similarity for s in backers) - settings.evidence_window)
         close = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
-        failed_near = failed_before([*close, *(s.memory for s in linked)], [rb])
+        failed_near = failed_before([*close, *(s.memory for s in linked)], [rb], proven)
         if rb in failed_near:
             blocked[rb] = f"failed before in {failed_near[rb]}"
     for rb, cause in blocked.items():
@@ -522,6 +539,21 @@ def gather(
         ),
         warnings, reasons, names,
     )
+
+
+def _one_voice_failures(precedents: Sequence[ScoredMemory], seen_work: Mapping[str, str]) -> list[str]:
+    """The reasons a runbook the operator saw work stays usable although one person says it failed here."""
+    out = []
+    for s in precedents:
+        who = one_voice(s.memory)
+        if who is None:
+            continue
+        for rb, seen in sorted(seen_work.items()):
+            if runbook_outcome(s.memory.resolution, rb) == "failed":
+                out.append(f"runbook {rb} failed in {s.memory.incident} on the word of {who} alone (who opened and "
+                           f"resolved it; the operator ran nothing there): not held against it, the operator saw it "
+                           f"work in {seen}")
+    return out
 
 
 def _replacement(

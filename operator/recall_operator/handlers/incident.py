@@ -54,8 +54,8 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
-    DELETION_WAIT, RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, remembered_outcome, run_in_progress,
-    runbook_outcome,
+    DELETION_WAIT, RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, one_voice, remembered_outcome,
+    run_in_progress, runbook_outcome,
 )
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
@@ -359,7 +359,7 @@ async def consolidate(
              if n in (res.runbook, res.reported_runbook) or any(names_runbook(a.action, n) for a in res.actions)]
     episode = EpisodicMemory(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
-        resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named), uid=uid,
+        resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named), uid=uid, opened_by=opener,
     )
     try:
         if memory is None:
@@ -378,7 +378,8 @@ async def consolidate(
     metrics.memory_up(True)  # metrics
     await _propose_contradiction(episode, ctx, memory, memo)
     counted = []
-    runbooks = list(ctx.catalog)
+    # One person's word alone (one_voice) is remembered, but counts on no Runbook's record.
+    runbooks = list(ctx.catalog) if one_voice(episode) is None else []
     for rb in sorted({*runbooks, *([res.runbook] if res.runbook else [])}):
         outcome = runbook_outcome(res, rb)
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now):
