@@ -397,15 +397,30 @@ class Cluster:
                           GROUP, VERSION, self.namespace, "approvals", name)
 
     def patch_resolution(self, name: str, value: dict[str, Any]) -> dict[str, Any]:
+        return self._patch_spec(name, {"spec": {"resolution": value}}, "the resolution")
+
+    def append_correction(self, incident: Mapping[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+        """Add `value` after the corrections `incident` holds, only if nobody added one since it was read."""
+        meta = incident.get("metadata") or {}
+        corrections = list((incident.get("spec") or {}).get("corrections") or [])
+        # The resourceVersion makes the merge patch conditional: a correction someone added meanwhile
+        # is never dropped by writing the whole list back (the API server answers 409 instead).
+        body = {"metadata": {"resourceVersion": meta.get("resourceVersion")},
+                "spec": {"corrections": [*corrections, value]}}
+        return self._patch_spec(str(meta.get("name")), body, "the correction")
+
+    def _patch_spec(self, name: str, body: dict[str, Any], what: str) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
         try:
             return self._call("patch incidents", self.objects.patch_namespaced_custom_object,
-                              GROUP, VERSION, self.namespace, "incidents", name, {"spec": {"resolution": value}},
-                              _content_type=MERGE_PATCH)
+                              GROUP, VERSION, self.namespace, "incidents", name, body, _content_type=MERGE_PATCH)
         except ApiException as exc:
             if exc.status in (400, 422):
-                raise PluginError(f"the API server refused the resolution: {_api_message(exc)}") from exc
+                raise PluginError(f"the API server refused {what}: {_api_message(exc)}") from exc
+            if exc.status == 409:
+                raise PluginError(f"incident {name} changed while {what} was being written (someone else recorded"
+                                  " one): read it again and retry") from exc
             raise
 
 
@@ -490,9 +505,14 @@ def _ask(label: str) -> str:
 def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
     incident = cluster.incident(args.incident)
     old = (incident.get("spec") or {}).get("resolution")
-    if old and not args.overwrite:
-        raise PluginError(f"incident {args.incident} already has an outcome (confirmed by {old.get('confirmedBy')});"
-                          " pass --overwrite to replace it (it is then written into memory again)")
+    correcting = (args.correction or "").strip()
+    if old and not correcting:
+        raise PluginError(f"incident {args.incident} already has an outcome (confirmed by {old.get('confirmedBy')}),"
+                          " and a recorded outcome never changes. If it is wrong, add a correction that restates"
+                          " the whole outcome: pass --correction 'why the recorded one is wrong' with --root-cause,"
+                          " --summary and --action as they should now read; memory then holds the correction")
+    if correcting and not old:
+        raise PluginError(f"incident {args.incident} has no outcome to correct yet: record it without --correction")
     root_cause, summary, actions, runbook = args.root_cause, args.summary, list(args.action), args.runbook
     interactive = sys.stdin.isatty()
     missing = [f for f, v in (("--root-cause", root_cause), ("--summary", summary), ("--action", actions)) if not v]
@@ -511,8 +531,12 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
             runbook = _ask(f"Runbook that fixed it (empty for none{', suggested: ' + suggested if suggested else ''})")
     confirmed_by = args.confirmed_by or cluster.username()
     value = resolution(root_cause or "", summary or "", actions, runbook, confirmed_by, datetime.now(UTC))
-    cluster.patch_resolution(args.incident, value)
-    print(f"recorded the outcome of {args.incident} ({len(value['actions'])} action(s), runbook"
+    if correcting:
+        cluster.append_correction(incident, {**value, "reason": correcting})
+    else:
+        cluster.patch_resolution(args.incident, value)
+    print(f"recorded {'a correction of ' if correcting else ''}the outcome of {args.incident}"
+          f" ({len(value['actions'])} action(s), runbook"
           f" {value['runbook'] or 'none'}, confirmed by {confirmed_by}); the operator writes it into memory."
           f" Check: kubectl get incident {args.incident} -n {cluster.namespace} -o jsonpath='{{.status.memory}}'")
     return 0
@@ -549,7 +573,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--action", action="append", default=[], metavar="TEXT=RESULT",
                    help=f"what was done and how it went ({'/'.join(RESULTS)}); repeat, in order")
     r.add_argument("--confirmed-by", default=None, help="default: you, as the API server knows you")
-    r.add_argument("--overwrite", action="store_true", help="replace an outcome already recorded")
+    r.add_argument("--correction", default=None, metavar="REASON",
+                   help="the outcome is recorded already and wrong: add a signed correction that restates it"
+                        " (the other options as it should now read), saying why; the newest correction is what"
+                        " memory holds")
     r.set_defaults(func=cmd_resolve)
     return p
 

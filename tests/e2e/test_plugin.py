@@ -151,9 +151,24 @@ def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: An
     assert res["confirmedBy"] == "oncall-b" and res["confirmedAt"]
     until("the outcome to be consolidated",
           lambda: (incident_status(kubectl, namespace, "inc-now").get("memory") or {}).get("consolidated"))
-    # A second resolve does not silently overwrite the first.
+    first_key = incident_status(kubectl, namespace, "inc-now")["memory"]["consolidated"]
+    # A second resolve does not silently overwrite the first: it says how to correct it.
     again = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "x", "--summary", "y", "--action", "z=failed")
-    assert again.returncode == 1 and "--overwrite" in again.stderr
+    assert again.returncode == 1 and "--correction" in again.stderr and "never changes" in again.stderr
+    # The correction it points to is appended, signed, with its reason; the API server takes it.
+    fixed = recall("resolve", "inc-now", "-n", namespace, "--correction", "it was the cache, not the hot keys",
+                   "--root-cause", "cache eviction storm", "--summary", "flushed the cache by hand",
+                   "--action", "flush the cache by hand=succeeded", "--confirmed-by", "oncall-c")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "a correction of the outcome of inc-now" in fixed.stdout
+    spec = json.loads(kubectl("get", "incident", "inc-now", "-n", namespace, "-o", "json", check=True).stdout)["spec"]
+    assert spec["resolution"] == res, "the recorded outcome is never rewritten"
+    [correction] = spec["corrections"]
+    assert correction["reason"] == "it was the cache, not the hot keys" and correction["confirmedBy"] == "oncall-c"
+    assert correction["rootCause"] == "cache eviction storm" and correction.get("runbook") is None
+    assert correction["actions"] == [{"action": "flush the cache by hand", "result": "succeeded"}]
+    until("the correction to be consolidated", lambda: (m := incident_status(kubectl, namespace, "inc-now").get(
+        "memory") or {}).get("consolidated") and m["consolidated"] != first_key)
 
 
 def test_approve_refuses_what_is_not_actionable_and_creates_nothing(operator: Any, kubectl: Any,
@@ -172,6 +187,10 @@ def test_approve_refuses_what_is_not_actionable_and_creates_nothing(operator: An
     # resolve without flags and without a terminal says what is missing instead of prompting.
     proc = recall("resolve", "inc-odd", "-n", namespace)
     assert proc.returncode == 1 and "missing --root-cause, --summary, --action" in proc.stderr
+    # Nothing recorded yet: there is nothing to correct.
+    proc = recall("resolve", "inc-odd", "-n", namespace, "--correction", "wrong", "--root-cause", "x",
+                  "--summary", "y", "--action", "z=failed")
+    assert proc.returncode == 1 and "no outcome to correct yet" in proc.stderr
 
 
 def test_reject_records_the_decision_and_nothing_runs(operator: Any, kubectl: Any, namespace: str,
