@@ -90,7 +90,7 @@ def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
 
     Lowest first: the Runbook's declared defaults, SERVICE and SEVERITY from the
     incident, then the incident's spec.parameters. A parameter nobody gives a
-    value is empty.
+    value is empty, and a plan that uses one is never actionable (`unset_parameters`).
     """
     referenced = _referenced(runbook)
     declared = {p.name for p in runbook.spec.parameters}
@@ -106,6 +106,17 @@ def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
             raise PlanError(f"parameter {name} has a value with characters a plan does not accept: {value!r}")
         out[name] = value
     return out
+
+
+def unset_parameters(spec: IncidentSpec, runbook: Runbook) -> list[str]:
+    """The `$(NAME)`s the runbook's commands use that nobody gives a value: no default, nothing on the incident.
+
+    They expand to nothing (`parameters_for`), so `kubectl rollout undo
+    deployment/$(DEPLOYMENT)` would run as `deployment/`: a plan with one is
+    shown, never run. A default of "" is a value (the author meant it empty).
+    """
+    values = _values(spec, runbook)
+    return sorted(name for name in _referenced(runbook) if name not in values)
 
 
 def _referenced(runbook: Runbook) -> set[str]:
