@@ -304,8 +304,14 @@ def test_a_failed_run_the_outcome_leaves_out_is_remembered_as_observed() -> None
     # How the incident ended is what people did, not the failed run before it.
     assert final_outcome(res) == "succeeded"
     assert final_outcome(res.model_copy(update={"actions": res.actions[:1]})) == "succeeded"
-    # A run that succeeded adds nothing.
-    assert remembered_outcome(HAND_FIX, CATALOG, _ran("Succeeded", "succeeded", "succeeded"), "olga") == HAND_FIX
+    # A run that succeeded is kept too, as what the operator saw: it counts for nothing (the person says
+    # the pool fixed it), and a correction that leaves it out cannot erase it from memory.
+    kept = remembered_outcome(HAND_FIX, CATALOG, _ran("Succeeded", "succeeded", "succeeded"), "olga")
+    assert kept.actions[1:] == HAND_FIX.actions and kept.runbook is None
+    assert (kept.actions[0].result, kept.actions[0].observed) == ("succeeded", True)
+    assert "k8s-rollback-deploy" in kept.actions[0].action and "every step succeeded" in kept.actions[0].action
+    assert runbook_outcome(kept, "k8s-rollback-deploy") is None
+    assert final_outcome(kept) == "succeeded"
 
 
 def test_a_success_claimed_for_a_run_the_operator_saw_fail_is_only_reported() -> None:

@@ -135,9 +135,11 @@ def runbook_outcome(resolution: Resolution, runbook: str) -> str | None:
     An action counts for a runbook when it names it (`names_runbook`); the
     resolution's runbook field counts as a success when no action says otherwise.
     """
-    # A reported success is a claim, not a record; a reported failure still counts.
+    # A reported success is a claim, not a record; a reported failure still counts. A run the operator saw
+    # succeed that the outcome leaves out (`as_remembered`) is kept for people to read, and counts for
+    # nothing: its steps worked, and whoever confirmed the outcome says something else fixed the incident.
     results = [a.result for a in resolution.actions
-               if names_runbook(a.action, runbook) and not (a.reported and a.result == "succeeded")]
+               if names_runbook(a.action, runbook) and not ((a.reported or a.observed) and a.result == "succeeded")]
     if results:
         # The last attempt decides: a partial run followed by a full one succeeded.
         return results[-1]
@@ -200,7 +202,8 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     incident and approved that run, `failed` how that run failed (None: it
     did not). The operator saw a failed run fail: a success claimed for it is
     reported, and an outcome that does not record the failure gets it as an
-    observed action, first, as the run came before the outcome.
+    observed action, first, as the run came before the outcome. A run it saw
+    succeed, which the outcome does not mention, is kept the same way.
     """
     one_voice = bool(opener) and resolution.confirmed_by == opener and opener in set(approvers)
     vouched = None if one_voice or failed else ran
@@ -215,6 +218,12 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     if ran and failed and not any(names_runbook(a.action, ran) and a.result != "succeeded" for a in actions):
         actions = (Action(action=f"run runbook {ran} (the operator's run: {failed})", result="failed", observed=True),
                    *actions)
+    elif ran and not failed and resolution.runbook != ran and not any(names_runbook(a.action, ran) for a in actions):
+        # A correction (or an outcome) that leaves the run out does not unmake it: the operator saw its steps
+        # succeed. Kept as what the operator saw, counted for nothing (`runbook_outcome`): which fix resolved
+        # the incident stays the person's word.
+        actions = (Action(action=f"run runbook {ran} (the operator's run: every step succeeded)", result="succeeded",
+                          observed=True), *actions)
     update: dict[str, Any] = {"actions": actions}
     if resolution.runbook and resolution.runbook != vouched:
         update.update(runbook=None, reported_runbook=resolution.runbook)
