@@ -13,6 +13,7 @@ the loop's next pass.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -252,10 +253,11 @@ def test_an_unchanged_open_incident_is_skipped_and_each_input_brings_it_back(
                        lambda: (s := get_status("quiet")).get("recommendation", {}).get("steps") and s)
     assert [s["name"] for s in offered["recommendation"]["steps"]] == ["undo-rollout"]
 
-    # A migration: the remembered fix is stale on the new architecture.
+    # A migration today (after the precedent, resolved yesterday): its fix is stale on the new architecture.
     apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "ArchitectureMigration",
                                "metadata": {"name": "checkout-to-mesh"},
-                               "spec": {"targetService": "checkout-api", "migrationDate": "2026-01-01",
+                               "spec": {"targetService": "checkout-api",
+                                        "migrationDate": datetime.now(UTC).date().isoformat(),
                                         "oldArch": "plain Deployments", "newArch": "a service mesh",
                                         "impactedRunbooks": ["k8s-rollback-deploy"], "confidenceDeduction": 30}})
     stale = wait_for("quiet worked out again with the migration",

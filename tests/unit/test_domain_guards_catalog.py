@@ -10,6 +10,7 @@ from recall_operator.domain.catalog import CATALOG_FIT_BAR, addresses, best_cata
 from recall_operator.domain.guards import (
     failed_before,
     memory_staleness,
+    migration_time,
     open_contradictions,
     stale_runbooks,
 )
@@ -50,6 +51,27 @@ def test_stale_runbooks_from_a_date_only_migration() -> None:
     m = migration("m", "redis-cluster", ["rb"], when=MIGRATED).model_copy(update={"applied_at": None})
     assert stale_runbooks([m], MIGRATED - timedelta(hours=1)) == {}
     assert stale_runbooks([m], MIGRATED) == {"rb": "m"}
+
+
+@pytest.mark.parametrize(
+    ("applied", "took_effect"),
+    [
+        (MIGRATED + timedelta(hours=7), MIGRATED + timedelta(hours=7)),  # applied on its day: that moment
+        (MIGRATED + timedelta(days=30), MIGRATED),  # written down a month late: its date, not the object's age
+        (MIGRATED - timedelta(days=30), MIGRATED),  # written down ahead: not in effect before its date
+        (None, MIGRATED),
+    ],
+)
+def test_a_migration_takes_effect_on_its_date(applied, took_effect) -> None:
+    m = MIG.model_copy(update={"applied_at": applied})
+    assert migration_time(m) == took_effect
+    # A fix that worked on the new architecture, before the migration was written down, is not stale.
+    after = memory("inc-1", runbook="redis-restart-vm", resolved_at=MIGRATED + timedelta(days=2))
+    assert memory_staleness(after, [m], TOPOLOGY, MIGRATED + timedelta(days=40)) is None
+    # Before its date, nothing is stale yet.
+    before = memory("inc-0", runbook="redis-restart-vm", resolved_at=T0)
+    assert stale_runbooks([m], MIGRATED - timedelta(hours=1)) == {}
+    assert memory_staleness(before, [m], TOPOLOGY, MIGRATED + timedelta(days=40)) is not None
 
 
 @pytest.mark.parametrize(

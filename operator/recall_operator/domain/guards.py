@@ -21,13 +21,21 @@ STALE_FLOOR = 15
 
 
 def migration_time(migration: ArchitectureMigration) -> datetime:
-    """When a migration took effect: the moment it was applied, else the start of its date."""
-    if migration.applied_at is not None:
-        return migration.applied_at
+    """When a migration took effect: its migrationDate; on that day, the moment it was applied.
+
+    The date is what the platform team says happened. A migration written down
+    weeks later (GitOps catching up) must not make the fixes that worked on the
+    new architecture meanwhile stale, and one written down ahead of its date
+    is not in effect yet. A date without a time is made precise by the object's
+    creation only when that falls on the same day (the cutover as it was applied).
+    """
     when = migration.spec.migration_date
     if isinstance(when, datetime):
         return when if when.tzinfo else when.replace(tzinfo=UTC)
     assert isinstance(when, date)
+    applied = migration.applied_at
+    if applied is not None and applied.astimezone(UTC).date() == when:
+        return applied
     return datetime.combine(when, time.min, tzinfo=UTC)
 
 
