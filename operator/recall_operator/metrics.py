@@ -39,6 +39,7 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 
 MODES = ("novel", "advisory", "actionable")
 APPROVAL_DECISIONS = ("accepted", "superseded", "rejected", "refused")
+BRIDGE_OUTCOMES = ("created", "updated", "unchanged", "skipped", "failed")
 
 INCIDENTS_TRIAGED = Counter(
     "recall_incidents_triaged", "Recommendations written into an Incident's status, by mode",
@@ -79,6 +80,12 @@ UNSIGNED_MEMORIES = Counter(
     "counted once by an operator process: forged, signed with another key, changed since, or older than the key",
     registry=REGISTRY,
 )
+BRIDGE_ALERTS = Counter(
+    "recall_bridge_alerts",
+    "Alerts the bridge was sent, by what became of them: created, updated or unchanged (an Incident holds it), "
+    "skipped (it could not become an Incident: the answer and the log say why) or failed (Alertmanager re-sends it)",
+    ["outcome"], registry=REGISTRY,
+)
 REEVALUATIONS = Counter(
     "recall_reevaluations",
     "Open incidents the re-evaluation loop came to, by result: evaluated (worked out again) or skipped (unchanged)",
@@ -113,6 +120,8 @@ for _decision in APPROVAL_DECISIONS:
 for _phase in ("dryrun", "run", "rollback"):
     for _result in ("succeeded", "failed"):
         JOBS.labels(_phase, _result)
+for _outcome in BRIDGE_OUTCOMES:
+    BRIDGE_ALERTS.labels(_outcome)
 for _state in EXECUTION_STATES:
     EXECUTIONS.labels(_state)
     EXECUTION_OLDEST_SECONDS.labels(_state)

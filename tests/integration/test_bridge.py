@@ -378,3 +378,22 @@ def test_100_concurrent_posts_make_exactly_one_incident_per_alert(
     assert created == dict.fromkeys(expected_names, 1)
     names = [i["metadata"]["name"] for i in incidents(k8s_api, namespace)]
     assert sorted(names) == sorted(expected_names)
+
+
+def test_an_alert_skipped_in_a_batch_is_counted_where_alert_rules_can_see_it(
+    bridge: BridgeThread, namespace: str, k8s_api: Any
+) -> None:
+    # The batch is answered 200 (the other alert became an Incident), so Alertmanager never retries the
+    # skipped one: without a metric, only the bridge's log knew it was dropped.
+    from recall_operator import metrics
+
+    def count(outcome: str) -> float:
+        return metrics.REGISTRY.get_sample_value("recall_bridge_alerts_total", {"outcome": outcome}) or 0.0
+
+    before = {o: count(o) for o in ("created", "skipped")}
+    orphan = {**direct_alert("skip-me"), "labels": {"alertname": "NoService"}}
+    code, answer = post(f"{bridge.url}/alerts", json.dumps(webhook(direct_alert("keep-me"), orphan)).encode())
+    assert code == 200, answer
+    assert [s["alert"] for s in answer["skipped"]] == [1] and "service" in answer["skipped"][0]["reason"]
+    assert count("skipped") == before["skipped"] + 1
+    assert count("created") == before["created"] + 1

@@ -44,6 +44,7 @@ from typing import Any, cast
 
 from aiohttp import web
 
+from recall_operator import metrics
 from recall_operator.api import GROUP, VERSION
 from recall_operator.kube.client import api_client
 
@@ -457,6 +458,11 @@ async def _write_all(app: web.Application, mapped: Mapped) -> web.Response:
     stats["created"] += len(created)
     stats["updated"] += len(updated)
     stats["skipped"] += len(mapped.skipped)
+    unchanged = sum(1 for o in outcomes if isinstance(o, Written) and o.outcome == "unchanged")
+    for what, count in (("created", len(created)), ("updated", len(updated) - unchanged), ("unchanged", unchanged),
+                        ("skipped", len(mapped.skipped)), ("failed", len(failures))):
+        if count:
+            metrics.BRIDGE_ALERTS.labels(outcome=what).inc(count)  # metrics
     body = {
         "created": created,
         "updated": updated,
