@@ -251,6 +251,33 @@ def test_a_runbook_written_after_memory_s_fix_worked_is_shown_for_the_next_one(
                for r in rec["reasons"]), rec["reasons"]
 
 
+def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_again(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
+) -> None:
+    apply(kubectl, namespace, _runbook("search-raise-watermarks", "raise the disk watermarks",
+                                       ["disk-full", "read-only-index"], ["curl", "-XPUT", "http://search/_cluster"]))
+    old = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "disk-old"}, "spec": DISK}
+    import_outcome(kubectl, namespace, old, {
+        "rootCause": "a tenant's backfill", "summary": "raised the watermarks; writes resumed",
+        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
+        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]})
+    first = until("disk-old in memory", lambda: get_status("disk-old").get("memory", {}).get("consolidated"))
+    counted = until("disk-old counted", lambda: (s := get_json("runbook", "search-raise-watermarks").get("status")
+                                                  or {}).get("timesExecuted") == 1 and s)
+    # The record names the incidents it counted only in a window: 200 outcomes later, disk-old has left it.
+    kubectl("patch", "runbook", "search-raise-watermarks", "-n", namespace, "--subresource=status", "--type=merge",
+            "-p", json.dumps({"status": {"countedIncidents": []}}), check=True)
+    kubectl("patch", "incident", "disk-old", "-n", namespace, "--type=merge", "-p", json.dumps({"spec": {
+        "corrections": [{"reason": "the watermarks were raised twice", "summary": "raised the watermarks twice",
+                         "runbook": "search-raise-watermarks", "confirmedBy": "oncall-b",
+                         "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]}]}}),
+            check=True)
+    until("the correction in memory", lambda: (c := get_status("disk-old").get("memory", {}).get("consolidated"))
+          and c != first)
+    after = get_json("runbook", "search-raise-watermarks").get("status") or {}
+    assert (after["timesExecuted"], after["timesSucceeded"]) == (counted["timesExecuted"], counted["timesSucceeded"])
+
+
 def test_a_runbook_made_again_gets_back_the_record_memory_holds(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
 ) -> None:

@@ -385,9 +385,11 @@ async def consolidate(
     metrics.memory_up(True)  # metrics
     await _propose_contradiction(episode, ctx, memory, memo)
     counted = []
-    # One person's word alone (one_voice) is remembered, but counts on no Runbook's record.
-    runbooks = list(ctx.catalog) if one_voice(episode) is None else []
-    for rb in sorted({*runbooks, *([res.runbook] if res.runbook else [])}):
+    # One person's word alone (one_voice) is remembered, but counts on no Runbook's record; a correction
+    # counts on none again (the incident was counted when its first outcome was).
+    counts = one_voice(episode) is None and not st.counted_before(status)
+    runbooks = {*ctx.catalog, *([res.runbook] if res.runbook else [])} if counts else set()
+    for rb in sorted(runbooks):
         outcome = runbook_outcome(res, rb)
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now):
             counted.append(rb)

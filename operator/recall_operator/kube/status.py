@@ -479,6 +479,17 @@ def refused_status(current: Mapping[str, Any], key: str, generation: int, now: d
     return StatusChange(only_changes(current, desired), transitions)
 
 
+def counted_before(status: Mapping[str, Any]) -> bool:
+    """Whether an earlier outcome of this incident was consolidated: its runbooks were counted then.
+
+    A correction is written into memory again, but counted on no Runbook:
+    `runbook_counts_status` remembers the incidents it counted only in a window
+    (COUNTED_WINDOW), so a correction of an incident older than the window
+    would have counted it a second time.
+    """
+    return bool((status.get("memory") or {}).get("consolidated"))
+
+
 def runbook_counts_status(
     current: Mapping[str, Any], incident: str, outcome: str, now: datetime
 ) -> dict[str, Any] | None:
