@@ -142,7 +142,24 @@ def _warning_text(w: Any) -> str:
     return str(w)
 
 
-def render_why(incident: Mapping[str, Any]) -> str:
+def render_approvals(plan_hash: str | None, approvals: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """The Approvals of the current plan and how the operator judged each: a plan half-approved says so here."""
+    if approvals is None:
+        return ["", "APPROVALS", "  (not shown: you may not list Approvals in this namespace)"]
+    mine = [a for a in approvals if (a.get("spec") or {}).get("planHash") == plan_hash] if plan_hash else []
+    if not mine:
+        return []
+    out = ["", f"APPROVALS of plan {plan_hash}"]
+    for a in mine:
+        spec, st_ = a.get("spec") or {}, a.get("status") or {}
+        verdict = st_.get("state") or "not judged yet"
+        reason = f": {st_['reason']}" if st_.get("reason") else ""
+        until = f" (counts until {st_['expiresAt']})" if st_.get("state") == "Pending" and st_.get("expiresAt") else ""
+        out.append(f"  {spec.get('approver', '?')} {spec.get('decision', '?')}s  {verdict}{reason}{until}")
+    return out
+
+
+def render_why(incident: Mapping[str, Any], approvals: Sequence[Mapping[str, Any]] | None = ()) -> str:
     """Everything the operator concluded about one Incident, warnings first, as text for a person."""
     meta = incident.get("metadata") or {}
     spec = incident.get("spec") or {}
@@ -190,6 +207,7 @@ def render_why(incident: Mapping[str, Any]) -> str:
         out += ["", f"DRY-RUN (plan {dry.get('planHash')})"]
         for s in dry["steps"]:
             out.append(f"  {s.get('name')}: {s.get('result')}")
+    out += render_approvals(rec.get("planHash"), approvals)
     ex = status.get("execution") or {}
     if ex:
         out += ["", f"EXECUTION {ex.get('state')}: {ex.get('reason') or ''}".rstrip(": ")]
@@ -396,6 +414,16 @@ class Cluster:
         return self._call("read approvals", self.objects.get_namespaced_custom_object,
                           GROUP, VERSION, self.namespace, "approvals", name)
 
+    def approvals_of(self, incident: str) -> list[dict[str, Any]] | None:
+        """The Approvals naming `incident`, oldest first; None when this user may not list them."""
+        try:
+            listing = self._call("list approvals", self.objects.list_namespaced_custom_object,
+                                 GROUP, VERSION, self.namespace, "approvals")
+        except PluginError:
+            return None
+        found = [a for a in listing.get("items") or [] if (a.get("spec") or {}).get("incident") == incident]
+        return sorted(found, key=lambda a: str((a.get("metadata") or {}).get("creationTimestamp") or ""))
+
     def patch_resolution(self, name: str, value: dict[str, Any]) -> dict[str, Any]:
         return self._patch_spec(name, {"spec": {"resolution": value}}, "the resolution")
 
@@ -444,7 +472,7 @@ def _triaged(cluster: Cluster, name: str) -> dict[str, Any]:
 
 def cmd_why(cluster: Cluster, args: argparse.Namespace) -> int:
     incident = _triaged(cluster, args.incident)
-    sys.stdout.write(render_why(incident))
+    sys.stdout.write(render_why(incident, cluster.approvals_of(args.incident)))
     return 0
 
 

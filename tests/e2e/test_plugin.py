@@ -136,6 +136,10 @@ def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: An
     assert body["spec"]["incident"] == "inc-now" and body["spec"]["reason"] == "dry-run is clean"
     assert "operator: Accepted" in approve.stdout
     assert accepted() == accepted_before + 1
+    # why now shows the Approval of this plan and the operator's verdict on it.
+    shown = recall("why", "inc-now", "-n", namespace)
+    assert f"APPROVALS of plan {rec['planHash']}" in shown.stdout, shown.stdout
+    assert f"{user} approves  Accepted" in shown.stdout, shown.stdout
 
     # resolve: spec.resolution, exactly as given.
     resolve = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "hot keys again",

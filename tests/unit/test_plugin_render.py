@@ -198,3 +198,19 @@ def test_a_plan_that_succeeded_is_not_offered_for_approval_again() -> None:
     assert refusal and "already ran and every step succeeded" in refusal and "alice" in refusal
     inc["status"]["execution"]["state"] = "RolledBack"  # a failed run may be approved again
     assert plugin.not_actionable_message(inc) is None
+
+
+def test_why_shows_a_half_approved_plan_and_who_approved_it() -> None:
+    pending = {"metadata": {"name": "a1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+               "spec": {"incident": "inc-0046", "planHash": PLAN_HASH, "decision": "approve", "approver": "bob"},
+               "status": {"state": "Pending", "reason": "needs 2 distinct approvers; has 1 (bob)",
+                          "expiresAt": "2026-01-01T01:00:00Z"}}
+    older_plan = {"metadata": {"name": "a0"}, "spec": {"incident": "inc-0046", "planHash": "0" * 16,
+                                                       "decision": "approve", "approver": "carol"}}
+    text = plugin.render_why(INCIDENT, [older_plan, pending])
+    section = text[text.index(f"APPROVALS of plan {PLAN_HASH}"):text.index("NEXT")]
+    assert "bob approves  Pending: needs 2 distinct approvers; has 1 (bob) (counts until 2026-01-01T01:00:00Z)" \
+        in section
+    assert "carol" not in section  # an Approval of another plan is not this plan's
+    assert "APPROVALS" not in plugin.render_why(INCIDENT, [])
+    assert "may not list Approvals" in plugin.render_why(INCIDENT, None)
