@@ -71,7 +71,7 @@ from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expire
 from recall_operator import metrics
 from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
-from recall_operator.kube.client import Conflict, apply_status, remove_status_fields, set_finalizer
+from recall_operator.kube.client import Conflict, TooLarge, apply_status, remove_status_fields, set_finalizer
 from recall_operator.kube.events import event_body, post_or_log
 from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_precedents, recall_query
 
@@ -609,6 +609,9 @@ async def incident_reconcile(
             # Still changing under every answer: the loop's next pass answers it.
             _retries(memo).add((namespace, name))
             return
+    except TooLarge as exc:
+        await _too_large(memo, body, spec, status, meta, inputs, exc)
+        return
     except Exception:
         # Kopf retries no watching handler: the loop's next pass answers it instead.
         _retries(memo).add((namespace, name))
@@ -776,6 +779,27 @@ def _note(memo: kopf.Memo, spec: Mapping[str, Any], status: Mapping[str, Any], m
     _evaluations(memo)[str(meta.get("uid") or "")] = Evaluated(version, inputs)
 
 
+async def _too_large(memo: kopf.Memo, body: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any],
+                     meta: Mapping[str, Any], inputs: Inputs | None, exc: TooLarge) -> None:
+    """The Incident cannot hold its answer: say so on it (an Event, which is its own object), once per generation.
+
+    No status write fits, so the answer is not retried on every pass either:
+    the evaluation is kept on record as if written, and the incident is worked
+    out again when it or an input changes (a shorter description, say).
+    """
+    seen: set[tuple[str, Any]] = memo.setdefault("too_large", set())
+    at = (str(meta.get("uid") or ""), meta.get("generation"))
+    _note(memo, spec, status, meta, meta.get("resourceVersion"), None, inputs)
+    if at in seen:
+        return
+    seen.add(at)
+    why = (f"the Incident is too large to hold the operator's answer, so it is not triaged: {exc}. Objects are kept"
+           " under 1.5 MiB; shorten its description, error signatures or labels and it is triaged again")
+    _object_log(body).warning(why)
+    await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Warning", "AnswerTooLarge", why,
+                                                              clock(memo)(), ANSWER))
+
+
 async def reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Mapping[str, Any]) -> bool:
     """Re-run one incident's reconcile from its snapshot; True when status was written."""
     return await _reevaluate(snapshot, memo, indexes) == "written"
@@ -811,8 +835,13 @@ async def _reevaluate(snapshot: Mapping[str, Any], memo: kopf.Memo, indexes: Map
             _note(memo, spec, status, meta, meta.get("resourceVersion"), change, inputs)
             await _keep_outcome(memo, snapshot, spec, status)
             return "unchanged"
-        written, version = await _write_status(memo.api, meta["namespace"], meta["name"], spec, status, change,
-                                               meta, clock(memo)())
+        try:
+            written, version = await _write_status(memo.api, meta["namespace"], meta["name"], spec, status, change,
+                                                   meta, clock(memo)())
+        except TooLarge as exc:
+            _retries(memo).discard(key)
+            await _too_large(memo, snapshot, spec, status, meta, inputs, exc)
+            return "too large"
         if written:
             _retries(memo).discard(key)
             _note(memo, spec, status, meta, version, change, inputs)

@@ -67,6 +67,10 @@ class Conflict(Exception):
     """The object changed since the resourceVersion a write was guarded by, or it is gone."""
 
 
+class TooLarge(Exception):
+    """The write would make the object larger than the API server keeps (etcd's request limit, 1.5 MiB)."""
+
+
 def _send(api: Any, method: str, path: str, body: Any, content_type: str, query: dict[str, str] | None = None,
           timeout: float | None = None) -> tuple[int, str, bytes]:
     """One request on the client's own REST layer (its connection pool, TLS and credentials): status, reason, body.
@@ -118,10 +122,20 @@ def apply_status(api: Any, group: str, version: str, plural: str, kind: str, nam
                                {"fieldManager": manager, "force": "true"})
     if code in (404, 409):
         raise Conflict(f"{plural}/{name}: {code} {reason}")
+    if code == 413 or b"request is too large" in data:
+        raise TooLarge(f"{plural}/{name}: {code} {_message(data) or reason}")
     if code >= 400:
         raise client.ApiException(status=code, reason=reason, body=data.decode(errors="replace"))
     result: dict[str, Any] = json.loads(data)
     return result
+
+
+def _message(data: bytes) -> str:
+    """The message of a Status answer; "" when it is not one."""
+    try:
+        return str(json.loads(data).get("message") or "")
+    except (ValueError, AttributeError):
+        return ""
 
 
 def set_finalizer(api: Any, group: str, version: str, plural: str, namespace: str, name: str, uid: str,
