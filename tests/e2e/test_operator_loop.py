@@ -278,6 +278,38 @@ def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_aga
     assert (after["timesExecuted"], after["timesSucceeded"]) == (counted["timesExecuted"], counted["timesSucceeded"])
 
 
+def test_a_runbook_whose_steps_changed_is_not_vouched_for_by_the_record_of_its_old_steps(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
+) -> None:
+    rb = _runbook("search-raise-watermarks", "raise the disk watermarks", ["disk-full", "read-only-index"],
+                  ["curl", "-XPUT", "http://search/_cluster"])
+    apply(kubectl, namespace, rb)
+    import_outcome(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                                        "metadata": {"name": "disk-a"}, "spec": DISK}, {
+        "rootCause": "a tenant's backfill", "summary": "raised the watermarks; writes resumed",
+        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
+        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]})
+    until("disk-a counted", lambda: (get_json("runbook", "search-raise-watermarks").get("status") or {}).get(
+        "timesSucceeded") == 1)
+
+    def win_rate_said(name: str) -> str:
+        apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                                   "metadata": {"name": name}, "spec": DISK})
+        rec = until(f"{name} answered", lambda: get_status(name).get("recommendation"))
+        return next(r for r in rec["reasons"] if r.startswith("win rate of search-raise-watermarks"))
+
+    assert win_rate_said("disk-b") == "win rate of search-raise-watermarks is 0.67 (smoothed)"
+    # The same name, other commands: the success was earned by the old ones.
+    rb["spec"]["steps"][0]["command"] = ["curl", "-XDELETE", "http://search/closed-*"]
+    apply(kubectl, namespace, rb)
+    until("the catalog to hold the new steps", lambda: get_json("runbook", "search-raise-watermarks")["metadata"][
+        "generation"] == 2)
+    tries = iter(range(1, 100))
+    said = until("a new incident to read the new steps' record", lambda: (
+        w := win_rate_said(f"disk-c{next(tries)}")).endswith("0.50 (smoothed)") and w)
+    assert said == "win rate of search-raise-watermarks is 0.50 (smoothed)"
+
+
 def test_a_runbook_made_again_gets_back_the_record_memory_holds(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
 ) -> None:

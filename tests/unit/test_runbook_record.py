@@ -128,3 +128,32 @@ def test_the_names_kept_stay_within_the_window() -> None:
     assert status["timesExecuted"] == COUNTED_WINDOW + 5
     assert len(status["countedIncidents"]) == COUNTED_WINDOW
     assert status["countedIncidents"][-1] == f"default/inc-{COUNTED_WINDOW + 4}"
+
+
+def test_a_record_counted_for_other_steps_speaks_for_nothing_and_restarts_with_the_next_outcome() -> None:
+    from recall_operator.domain.models import Runbook
+    from recall_operator.domain.plan import steps_digest
+    from recall_operator.kube.status import record_from_status
+
+    def runbook(command: list[str], image: str = "bitnami/kubectl:1.30") -> Runbook:
+        return Runbook.model_validate({"name": RB, "spec": {"title": "restart", "steps": [
+            {"name": "restart", "image": image, "command": command, "rollbackCommand": ["kubectl", "rollout", "undo"]}]}})
+
+    old = steps_digest(runbook(["kubectl", "rollout", "restart", "deploy/cart"]))
+    assert steps_digest(runbook(["kubectl", "rollout", "restart", "deploy/cart"], image="bitnami/kubectl:1.31")) == old
+    new = steps_digest(runbook(["kubectl", "delete", "pods", "-l", "app=cart"]))
+    assert new != old
+    status: dict[str, Any] = {}
+    for i in range(3):
+        status = {**status, **runbook_counts_status(status, f"ns/inc-{i}", "succeeded", NOW, old)}
+    assert record_from_status(status, old).times_succeeded == 3 and status["stepsDigest"] == old
+    # The steps changed: the record earned by the old ones does not vouch for the new ones.
+    assert record_from_status(status, new).times_executed == 0
+    # A record from before digests were kept is taken as it is.
+    assert record_from_status({k: v for k, v in status.items() if k != "stepsDigest"}, new).times_executed == 3
+    # The next outcome, under the new steps, starts a new record; the old one is kept beside it for people.
+    after = runbook_counts_status(status, "ns/inc-9", "failed", NOW, new)
+    assert after is not None
+    assert (after["timesExecuted"], after["timesSucceeded"], after["timesFailed"]) == (1, 0, 1)
+    assert after["stepsDigest"] == new and after["countedIncidents"] == ["ns/inc-9"]
+    assert after["earlierRecord"]["timesSucceeded"] == 3 and after["earlierRecord"]["stepsDigest"] == old

@@ -170,6 +170,19 @@ def build_plan(spec: IncidentSpec, runbook: Runbook, read_only: bool = False) ->
     return Plan(runbook.name, steps, params, read_only, plan_hash(runbook.name, steps, params))
 
 
+def steps_digest(runbook: Runbook) -> str:
+    """What a runbook does, as 16 hex digits: each step's name, commands and rollback, in order.
+
+    A runbook's track record was earned by these steps (kube.status counts it
+    under this digest): when they change, the record no longer speaks for it.
+    The image, the risk and the estimates are left out: a new image tag of the
+    same command is maintenance, not another fix.
+    """
+    canonical = json.dumps([[s.name, list(s.command), list(s.rollback_command)] for s in runbook.spec.steps],
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
 def plan_hash(runbook: str, steps: list[PlannedStep], parameters: dict[str, str]) -> str:
     """sha256 over a canonical JSON of what would run; 16 hex digits are shown and approved."""
     canonical = json.dumps(

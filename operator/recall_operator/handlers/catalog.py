@@ -47,6 +47,7 @@ from recall_operator.domain.models import (
 )
 from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.recommend import Context
+from recall_operator.domain.plan import steps_digest
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
 from recall_operator.kube.client import Conflict, apply_status
@@ -83,7 +84,8 @@ def runbook_index(
     except ValidationError as exc:
         logger.warning(f"runbook {name} is left out of the catalog: {exc.errors()[0]['msg']}")
         return None
-    return {namespace: (runbook, record_from_status(_plain(status)))}
+    # A record counted for other steps than these speaks for nothing (kube.status.record_holds).
+    return {namespace: (runbook, record_from_status(_plain(status), steps_digest(runbook)))}
 
 
 @kopf.index(GROUP, VERSION, "architecturemigrations")

@@ -64,7 +64,7 @@ from recall_operator.domain.guards import memory_staleness
 from recall_operator.domain.similarity import score_candidates
 from recall_operator.domain.dna import incident_dna
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
-from recall_operator.domain.plan import PlanError, build_plan, unset_parameters
+from recall_operator.domain.plan import PlanError, build_plan, steps_digest, unset_parameters
 from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expires, must_reevaluate
@@ -290,10 +290,11 @@ async def triage(
     return assessment, plan, error
 
 
-async def _update_runbook(api: Any, namespace: str, name: str, incident: str, outcome: str, now: datetime) -> bool:
-    """Count one outcome in Runbook.status (False: the Runbook is gone)."""
+async def _update_runbook(api: Any, namespace: str, name: str, incident: str, outcome: str, now: datetime,
+                          digest: str | None) -> bool:
+    """Count one outcome in Runbook.status, for the steps of `digest` (False: the Runbook is gone)."""
     return await catalog.change_runbook_status(
-        api, namespace, name, lambda current: st.runbook_counts_status(current, incident, outcome, now)
+        api, namespace, name, lambda current: st.runbook_counts_status(current, incident, outcome, now, digest)
     )
 
 
@@ -391,7 +392,9 @@ async def consolidate(
     runbooks = {*ctx.catalog, *([res.runbook] if res.runbook else [])} if counts else set()
     for rb in sorted(runbooks):
         outcome = runbook_outcome(res, rb)
-        if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now):
+        digest = steps_digest(ctx.catalog[rb]) if rb in ctx.catalog else None
+        if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now,
+                                                         digest):
             counted.append(rb)
     return st.consolidated_status(status, key, memory.name, counted, generation, now, episode.unsupported)
 

@@ -491,24 +491,46 @@ def counted_before(status: Mapping[str, Any]) -> bool:
 
 
 def runbook_counts_status(
-    current: Mapping[str, Any], incident: str, outcome: str, now: datetime
+    current: Mapping[str, Any], incident: str, outcome: str, now: datetime, digest: str | None = None
 ) -> dict[str, Any] | None:
-    """Runbook.status after counting one more outcome; None when this incident was counted already."""
+    """Runbook.status after counting one more outcome; None when this incident was counted already.
+
+    `digest` is what the runbook's steps are now (plan.steps_digest). A record
+    counted for other steps restarts from this outcome; the old one is kept
+    beside it (`earlierRecord`) for people, and counts for nothing.
+    """
     counted = list(current.get("countedIncidents") or [])
     if incident in counted:
         return None
+    restart = not record_holds(current, digest)
+    base: Mapping[str, Any] = {} if restart else current
     record = RunbookRecord(
-        times_executed=int(current.get("timesExecuted") or 0) + 1,
-        times_succeeded=int(current.get("timesSucceeded") or 0) + (outcome == "succeeded"),
+        times_executed=int(base.get("timesExecuted") or 0) + 1,
+        times_succeeded=int(base.get("timesSucceeded") or 0) + (outcome == "succeeded"),
     )
-    return {
+    new = {
         "timesExecuted": record.times_executed,
         "timesSucceeded": record.times_succeeded,
-        "timesFailed": int(current.get("timesFailed") or 0) + (outcome == "failed"),
+        "timesFailed": int(base.get("timesFailed") or 0) + (outcome == "failed"),
         "winRate": round(win_rate(record), 3),
         "lastOutcome": {"result": outcome, "incident": incident, "at": now.isoformat()},
-        "countedIncidents": (counted + [incident])[-COUNTED_WINDOW:],
+        "countedIncidents": ([] if restart else counted)[-COUNTED_WINDOW + 1:] + [incident],
     }
+    if digest is not None:
+        new["stepsDigest"] = digest
+    if restart:
+        new["earlierRecord"] = {k: current.get(k) for k in ("timesExecuted", "timesSucceeded", "timesFailed",
+                                                              "stepsDigest")} | {"until": now.isoformat()}
+    return new
+
+
+def record_holds(status: Mapping[str, Any], digest: str | None) -> bool:
+    """Whether Runbook.status's record was counted for the steps the runbook has now (`digest`).
+
+    A record from before digests were kept, or a digest not known, is taken as it is.
+    """
+    held = status.get("stepsDigest")
+    return held is None or digest is None or held == digest
 
 
 def runbook_status_from_memory(
@@ -547,8 +569,11 @@ def runbook_status_from_memory(
     }
 
 
-def record_from_status(status: Mapping[str, Any] | None) -> RunbookRecord:
+def record_from_status(status: Mapping[str, Any] | None, digest: str | None = None) -> RunbookRecord:
+    """The track record Runbook.status holds; none when it was counted for other steps than `digest`."""
     status = status or {}
+    if not record_holds(status, digest):
+        return RunbookRecord()
     return RunbookRecord(
         times_executed=int(status.get("timesExecuted") or 0),
         times_succeeded=int(status.get("timesSucceeded") or 0),
