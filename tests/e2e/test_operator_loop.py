@@ -220,17 +220,24 @@ def _runbook(name: str, title: str, symptoms: list[str], command: list[str]) -> 
                      "steps": [{"name": "act", "image": "curlimages/curl:8.6.0", "command": command}]}}
 
 
+def _watermarks_fixed(kubectl: Any, namespace: str, incident: str) -> dict[str, Any]:
+    """The search-raise-watermarks Runbook, and a DISK incident it was seen to fix (imported with its run)."""
+    rb = _runbook("search-raise-watermarks", "raise the disk watermarks", ["disk-full", "read-only-index"],
+                  ["curl", "-XPUT", "http://search/_cluster"])
+    apply(kubectl, namespace, rb)
+    import_outcome(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                                        "metadata": {"name": incident}, "spec": DISK}, {
+        "rootCause": "a tenant's backfill filled two data nodes", "summary": "raised the watermarks; writes resumed",
+        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
+        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]})
+    return rb
+
+
 def test_a_runbook_written_after_memory_s_fix_worked_is_shown_for_the_next_one(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
 ) -> None:
-    apply(kubectl, namespace, _runbook("search-raise-watermarks", "raise the disk watermarks",
-                                       ["disk-full", "read-only-index"], ["curl", "-XPUT", "http://search/_cluster"]))
+    _watermarks_fixed(kubectl, namespace, "disk-1")
     first = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "disk-1"}, "spec": DISK}
-    import_outcome(kubectl, namespace, first, {
-        "rootCause": "a tenant's backfill filled two data nodes", "summary": "raised the watermarks; writes resumed",
-        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
-        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}],
-    })
     remembered = until("disk-1 in memory", lambda: (m := get_status("disk-1").get("memory") or {}).get("consolidated")
                        and m)
     # creationTimestamp counts whole seconds: the new runbook comes in a later second than the memory.
@@ -254,13 +261,7 @@ def test_a_runbook_written_after_memory_s_fix_worked_is_shown_for_the_next_one(
 def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_again(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
 ) -> None:
-    apply(kubectl, namespace, _runbook("search-raise-watermarks", "raise the disk watermarks",
-                                       ["disk-full", "read-only-index"], ["curl", "-XPUT", "http://search/_cluster"]))
-    old = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": "disk-old"}, "spec": DISK}
-    import_outcome(kubectl, namespace, old, {
-        "rootCause": "a tenant's backfill", "summary": "raised the watermarks; writes resumed",
-        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
-        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]})
+    _watermarks_fixed(kubectl, namespace, "disk-old")
     first = until("disk-old in memory", lambda: get_status("disk-old").get("memory", {}).get("consolidated"))
     counted = until("disk-old counted", lambda: (s := get_json("runbook", "search-raise-watermarks").get("status")
                                                   or {}).get("timesExecuted") == 1 and s)
@@ -281,14 +282,7 @@ def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_aga
 def test_a_runbook_whose_steps_changed_is_not_vouched_for_by_the_record_of_its_old_steps(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
 ) -> None:
-    rb = _runbook("search-raise-watermarks", "raise the disk watermarks", ["disk-full", "read-only-index"],
-                  ["curl", "-XPUT", "http://search/_cluster"])
-    apply(kubectl, namespace, rb)
-    import_outcome(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
-                                        "metadata": {"name": "disk-a"}, "spec": DISK}, {
-        "rootCause": "a tenant's backfill", "summary": "raised the watermarks; writes resumed",
-        "runbook": "search-raise-watermarks", "confirmedBy": "oncall-a",
-        "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]})
+    rb = _watermarks_fixed(kubectl, namespace, "disk-a")
     until("disk-a counted", lambda: (get_json("runbook", "search-raise-watermarks").get("status") or {}).get(
         "timesSucceeded") == 1)
 
