@@ -168,10 +168,16 @@ def test_recurrence_is_recalled_its_outcome_counted_and_a_clear_one_is_actionabl
     assert body["spec"]["resolution"]["runbook"] == outcome["runbook"]
     assert body["status"]["recommendation"] == rec
 
-    # More history, then a clear recurrence of the rollback case: actionable, with a plan to approve
-    # (its dry-run Jobs run as the executor account, made here as the chart makes it).
+    # inc-0022 gives no CURRENT_REVISION, which the rollback's own undo needs: never actionable.
+    assert rec["mode"] == "advisory" and any("needs CURRENT_REVISION" in w for w in rec["warnings"]), rec
+
+    # More history, then a clear recurrence of the rollback case that gives the revision to go back to:
+    # actionable, with a plan to approve (its dry-run Jobs run as the executor account, made here as the
+    # chart makes it).
     load_history(kubectl, namespace, steps[at + 1:])
     kubectl("create", "serviceaccount", "recall-runbook-executor", "-n", namespace, check=True)
+    clear = json.loads(json.dumps(clear))
+    clear["spec"]["parameters"] = {"CURRENT_REVISION": "41"}
     status, _ = _create_and_time(kubectl, namespace, clear, get_status)
     rec = status["recommendation"]
     assert rec["mode"] == "actionable", rec

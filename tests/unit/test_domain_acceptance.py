@@ -37,6 +37,9 @@ def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
         (_with(RUNBOOK, services=None), True, acc.VALID, "for no service"),
         (_with(RUNBOOK, parameters={"TARGET": "pod-1"}), True, acc.VALID, "1 step(s)"),
         (_with(RUNBOOK, parameters=["TARGET", {"name": "REPLICAS", "default": 3}]), True, acc.VALID, "1 step(s)"),
+        # A value its commands use with no default: accepted, saying every Incident must give it.
+        (_with(RUNBOOK, steps=[dict(STEP, rollbackCommand=["kubectl", "rollout", "undo", "--to-revision=$(REV)"])]),
+         True, acc.VALID, "each Incident must set REV in spec.parameters (no default), or its plan is never actionable"),
         # What the API server lets through and the model refuses.
         (_with(RUNBOOK, steps=[]), False, acc.INVALID_SPEC, "spec.steps"),
         (_with(RUNBOOK, steps=[{"name": "x", "image": "busybox"}]), False, acc.INVALID_SPEC,

@@ -166,6 +166,21 @@ def test_fix_for_other_services(undeclared, chosen, decided) -> None:
         assert got.runbook == "fix-a" and got.actionability == BASE.actionability
 
 
+@pytest.mark.parametrize(
+    ("unset", "chosen", "decided"),
+    [((), FIX, None), (("CURRENT_REVISION",), FIX, "advisory"), (("CURRENT_REVISION",), None, None)],
+    ids=["every-value-given", "a-value-nobody-gives", "nothing-chosen"],
+)
+def test_values_missing(unset, chosen, decided) -> None:
+    got = gate.values_missing(ev(fixes=(FIX,), chosen=chosen, unset=unset))
+    assert (got and got.mode) == decided
+    if got:
+        assert got.reason == ("runbook fix-a needs CURRENT_REVISION, which nothing gives: its commands would run "
+                              "with it empty")
+        assert got.runbook == "fix-a" and got.actionability == BASE.actionability
+        assert "spec.parameters" in got.warnings[0]
+
+
 def test_a_neighbour_s_runbook_is_shown_but_never_actionable_against_this_service() -> None:
     # cart-service's precedent was fixed by its own restart runbook; checkout-api (which calls
     # cart-service) pages with the same words. The runbook would restart $(SERVICE) = checkout-api.

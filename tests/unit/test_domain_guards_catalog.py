@@ -57,20 +57,18 @@ def test_stale_runbooks_from_a_date_only_migration() -> None:
     ("applied", "took_effect"),
     [
         (MIGRATED + timedelta(hours=7), MIGRATED + timedelta(hours=7)),  # applied on its day: that moment
-        (MIGRATED + timedelta(days=30), MIGRATED),  # written down a month late: its date, not the object's age
+        (MIGRATED + timedelta(days=30), MIGRATED + timedelta(days=30)),  # written down late: when it was learned
         (MIGRATED - timedelta(days=30), MIGRATED),  # written down ahead: not in effect before its date
         (None, MIGRATED),
     ],
 )
-def test_a_migration_takes_effect_on_its_date(applied, took_effect) -> None:
+def test_a_migration_takes_effect_when_learned_but_never_before_its_date(applied, took_effect) -> None:
     m = MIG.model_copy(update={"applied_at": applied})
     assert migration_time(m) == took_effect
-    # A fix that worked on the new architecture, before the migration was written down, is not stale.
-    after = memory("inc-1", runbook="redis-restart-vm", resolved_at=MIGRATED + timedelta(days=2))
-    assert memory_staleness(after, [m], TOPOLOGY, MIGRATED + timedelta(days=40)) is None
-    # Before its date, nothing is stale yet.
+    # Before its date nothing is stale yet, however early it was written down.
     before = memory("inc-0", runbook="redis-restart-vm", resolved_at=T0)
     assert stale_runbooks([m], MIGRATED - timedelta(hours=1)) == {}
+    assert memory_staleness(before, [m], TOPOLOGY, MIGRATED - timedelta(hours=1)) is None
     assert memory_staleness(before, [m], TOPOLOGY, MIGRATED + timedelta(days=40)) is not None
 
 

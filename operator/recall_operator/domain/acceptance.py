@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from recall_operator.domain.conditions import condition, set_condition
 from recall_operator.domain.models import ContradictionSpec, IncidentSpec, MigrationSpec, Runbook, RunbookSpec
-from recall_operator.domain.plan import PlanError, build_plan
+from recall_operator.domain.plan import PlanError, build_plan, unset_parameters
 
 ACCEPTED = "Accepted"
 VALID = "Valid"
@@ -101,9 +101,13 @@ def runbook_acceptance(spec: Mapping[str, Any]) -> Acceptance:
     except PlanError as exc:
         return Acceptance(False, INVALID_PARAMETERS, f"no plan can be made from this Runbook: {exc}")
     steps = len(spec.get("steps") or ())
+    # Values its commands use that it gives no default: each Incident must set them, or its plan stays advisory.
+    needs = unset_parameters(PROBE_INCIDENT, runbook)
+    wanted = (f"; each Incident must set {', '.join(needs)} in spec.parameters (no default), or its plan is never"
+              " actionable") if needs else ""
     if not spec.get("services"):
-        return _valid(f"{steps} step(s), for no service: offered only where a remembered fix names it")
-    return _valid(f"{steps} step(s), for {services_text(spec)}")
+        return _valid(f"{steps} step(s), for no service: offered only where a remembered fix names it{wanted}")
+    return _valid(f"{steps} step(s), for {services_text(spec)}{wanted}")
 
 
 def services_text(spec: Mapping[str, Any]) -> str:

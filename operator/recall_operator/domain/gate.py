@@ -78,6 +78,8 @@ class Evidence:
     # it fixed showed, and the catalog's best fit among the runbooks declared for all of it.
     left_out: tuple[str, ...] = ()
     covering: CatalogFit | None = None
+    # The $(NAME)s the chosen runbook's commands use that neither it (a default) nor the incident gives.
+    unset: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,17 @@ def fix_for_other_services(e: Evidence) -> Decision | None:
     )
 
 
+def values_missing(e: Evidence) -> Decision | None:
+    if not e.unset or e.chosen is None:
+        return None
+    rb, names = e.chosen.runbook, ", ".join(e.unset)
+    return _advisory(
+        e, "values_missing", f"runbook {rb} needs {names}, which nothing gives: its commands would run with it empty",
+        f"runbook {rb} needs {names}, which neither the Incident (spec.parameters) nor the Runbook (a default) "
+        "gives: set it on the Incident and the plan can be approved",
+    )
+
+
 def contradiction_open(e: Evidence) -> Decision | None:
     if not e.contradictions:
         return None
@@ -265,6 +278,8 @@ CHAIN: tuple[Policy, ...] = (
     precedents_disagree,
     fix_from_catalog_only,
     below_actionable_bar,
+    # Last before acting: it speaks only of an answer that would otherwise be actionable.
+    values_missing,
     act,
 )
 

@@ -21,22 +21,22 @@ STALE_FLOOR = 15
 
 
 def migration_time(migration: ArchitectureMigration) -> datetime:
-    """When a migration took effect: its migrationDate; on that day, the moment it was applied.
+    """When a migration took effect: when the cluster learned of it, never before its migrationDate.
 
-    The date is what the platform team says happened. A migration written down
-    weeks later (GitOps catching up) must not make the fixes that worked on the
-    new architecture meanwhile stale, and one written down ahead of its date
-    is not in effect yet. A date without a time is made precise by the object's
-    creation only when that falls on the same day (the cutover as it was applied).
+    Written down ahead of its date, it is not in effect until then: the fixes
+    of the old architecture still apply. Written down late, it counts from when
+    the cluster learned of it: a memory's time is when its outcome was written
+    into memory (an imported history is written all at once), so an outcome
+    written before the migration object cannot be told from one of the old
+    architecture, and taking it as stale is the safe side.
     """
     when = migration.spec.migration_date
     if isinstance(when, datetime):
-        return when if when.tzinfo else when.replace(tzinfo=UTC)
-    assert isinstance(when, date)
-    applied = migration.applied_at
-    if applied is not None and applied.astimezone(UTC).date() == when:
-        return applied
-    return datetime.combine(when, time.min, tzinfo=UTC)
+        moment = when if when.tzinfo else when.replace(tzinfo=UTC)
+    else:
+        assert isinstance(when, date)
+        moment = datetime.combine(when, time.min, tzinfo=UTC)
+    return moment if migration.applied_at is None else max(migration.applied_at, moment)
 
 
 def in_effect(migrations: Iterable[ArchitectureMigration], now: datetime) -> list[ArchitectureMigration]:

@@ -46,7 +46,7 @@ from recall_operator.domain.models import (
     RunbookRecord,
     riskiest,
 )
-from recall_operator.domain.plan import undeclared_target
+from recall_operator.domain.plan import undeclared_target, unset_parameters
 from recall_operator.domain.similarity import (
     LexicalScorer,
     Recalled,
@@ -511,6 +511,7 @@ def gather(
     chosen_runbook = ctx.catalog.get(chosen.runbook) if chosen is not None and chosen.runbook is not None else None
     target = undeclared_target(spec, chosen_runbook) if chosen_runbook is not None else None
     undeclared = (target, tuple(chosen_runbook.spec.services)) if chosen_runbook and target is not None else None
+    unset = tuple(unset_parameters(spec, chosen_runbook)) if chosen_runbook is not None else ()
     # A runbook is written for the symptoms it declares, and memory knows it for
     # the ones its precedents showed. When this incident shows a symptom
     # neither covers, and another runbook is declared for all of them (every
@@ -536,6 +537,7 @@ def gather(
             contradictions=contradicted, sides=[s for ranked in sides for s in ranked],
             replacement=replacement, replacement_ceiling=ceiling, manual_match=manual,
             newer=newer, last_worked=last_worked, undeclared=undeclared, left_out=left_out, covering=covering,
+            unset=unset,
         ),
         warnings, reasons, names,
     )

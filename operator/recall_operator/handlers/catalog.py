@@ -97,7 +97,7 @@ def migration_index(
         migration = ArchitectureMigration(
             name=name,
             spec=MigrationSpec.model_validate(_plain(spec)),
-            # On the migration day, the moment the cluster learned of it is the cutover (guards.migration_time).
+            # When the cluster learned of it, never before its migrationDate (guards.migration_time).
             applied_at=parse_time(meta.get("creationTimestamp")),
         )
     except ValidationError as exc:

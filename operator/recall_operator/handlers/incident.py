@@ -64,7 +64,7 @@ from recall_operator.domain.guards import memory_staleness
 from recall_operator.domain.similarity import score_candidates
 from recall_operator.domain.dna import incident_dna
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
-from recall_operator.domain.plan import PlanError, build_plan, steps_digest, unset_parameters
+from recall_operator.domain.plan import PlanError, build_plan, steps_digest
 from recall_operator.domain.recommend import Context, Settings, assess
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.reevaluation import Evaluated, Inputs, answer_expires, must_reevaluate
@@ -279,13 +279,6 @@ async def triage(
             plan = build_plan(incident.spec, runbook, read_only=rec.mode == "novel")
         except PlanError as exc:
             rec = dataclasses.replace(rec, mode="advisory", warnings=[*rec.warnings, f"no plan: {exc}"])
-            assessment = dataclasses.replace(assessment, recommendation=rec)
-        unset = unset_parameters(incident.spec, runbook) if rec.mode == "actionable" else []
-        if unset:
-            rec = dataclasses.replace(rec, mode="advisory", warnings=[*rec.warnings, (
-                f"runbook {runbook.name} needs {', '.join(unset)}, which neither the Incident (spec.parameters) nor"
-                " the Runbook (a default) gives: its commands would run with it empty. Set it on the Incident and"
-                " the plan can be approved")])
             assessment = dataclasses.replace(assessment, recommendation=rec)
     return assessment, plan, error
 
