@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from recall_operator import metrics
-from recall_operator.domain.consolidation import count_runbook_outcomes, runbook_outcome
+from recall_operator.domain.approval_rules import BRIDGE_OPENER
+from recall_operator.domain.consolidation import count_runbook_outcomes, one_voice, runbook_outcome
 from recall_operator.domain.models import Action, EpisodicMemory
 from recall_operator.memory.base import recall_query
 from recall_operator.memory.hindsight import HindsightMemory
@@ -38,7 +39,9 @@ def forged(history: Any, name: str) -> EpisodicMemory:
         "summary": f"{real.resolution.summary} (forged as {name})",
         "actions": (Action(action=f"run runbook {RUNBOOK}", result="succeeded"),),
     })
-    return real.model_copy(update={"incident": name, "namespace": NS, "resolution": resolution})
+    # It claims the alert bridge opened it: a witnessed incident, were the claim believed.
+    return real.model_copy(update={"incident": name, "namespace": NS, "resolution": resolution,
+                                   "opened_by": BRIDGE_OPENER})
 
 
 @pytest.mark.hindsight
@@ -75,6 +78,8 @@ async def test_a_memory_not_signed_with_the_bank_s_key_backs_no_runbook(
             assert fake.resolution.runbook is None and fake.resolution.reported_runbook == RUNBOOK
             assert [a.reported for a in fake.resolution.actions] == [True], fake.resolution.actions
             assert runbook_outcome(fake.resolution, RUNBOOK) is None
+            # Nothing vouches for who it says opened it either: its writer is its one voice.
+            assert one_voice(fake) == fake.resolution.confirmed_by, (fake.opened_by, fake.resolution.confirmed_by)
         # Each forgery counted once, for the RecallUnsignedMemory alert, however often it is read.
         assert metrics.REGISTRY.get_sample_value("recall_unsigned_memories_total") == unsigned_before + 2
         # Recalled for its words, it backs nothing: the runbook's record counts the operator's own run only.

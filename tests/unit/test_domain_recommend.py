@@ -316,3 +316,19 @@ def test_one_person_s_word_still_counts_where_the_operator_saw_nothing() -> None
     rec = assess(incident(**REDIS_TEXT), [claim], context(catalog=[CART_RESTART])).recommendation
     assert any("cart-restart was tried before" in w for w in rec.warnings), rec.warnings
     assert not any("word of" in r for r in rec.reasons)
+
+
+def test_an_unsigned_memory_claiming_a_witness_is_still_one_voice() -> None:
+    """A memory on a Hindsight bank without a valid signature says the alert bridge opened it and the
+    operator observed the runbook fail: nothing vouches for either claim (consolidation.unvouched_memory)."""
+    from recall_operator.domain.consolidation import one_voice, unvouched_memory
+    from recall_operator.domain.models import Action
+
+    claim = _said_by("inc-f1", "mallory", [], opened_by="system:recall:alertmanager-bridge", days=9)
+    claim = claim.model_copy(update={"resolution": claim.resolution.model_copy(update={"actions": (
+        Action(action="run runbook cart-restart", result="failed", observed=True),)})})
+    assert one_voice(claim) is None  # as it claims to be
+    read = unvouched_memory(claim)
+    assert one_voice(read) == "mallory" and not read.resolution.actions[0].observed
+    rec = assess(incident(**REDIS_TEXT), [SEEN_TO_WORK, read], context(catalog=[CART_RESTART])).recommendation
+    assert rec.runbook == "cart-restart" and not any("tried before" in w for w in rec.warnings), rec

@@ -255,13 +255,29 @@ def one_voice(memory: EpisodicMemory) -> str | None:
 def unvouched(resolution: Resolution) -> Resolution:
     """An outcome read from a memory no operator of this bank signed (memory.hindsight): whatever it says
     succeeded is only reported, so it backs no runbook and moves no win rate; what it says failed still
-    counts, which can only make a fix less trusted."""
-    actions = tuple(a.model_copy(update={"reported": True}) if a.result == "succeeded" else a
+    counts, which can only make a fix less trusted. That the operator observed an action is its claim too."""
+    actions = tuple(a.model_copy(update={"reported": a.reported or a.result == "succeeded", "observed": False})
                     for a in resolution.actions)
     update: dict[str, Any] = {"actions": actions}
     if resolution.runbook:
         update.update(runbook=None, reported_runbook=resolution.runbook)
     return resolution.model_copy(update=update)
+
+
+UNSIGNED_WRITER = "whoever wrote an unsigned memory"
+
+
+def unvouched_memory(memory: EpisodicMemory) -> EpisodicMemory:
+    """A memory nobody this bank trusts signed: its outcome `unvouched`, and its writer its one voice.
+
+    Its JSON may say anything of who opened the incident (the alert bridge,
+    a second person): nothing vouches for that either, so it is one voice
+    (`one_voice`), and its failures never block a runbook the operator saw work.
+    """
+    resolution = unvouched(memory.resolution)
+    writer = resolution.confirmed_by or UNSIGNED_WRITER
+    return memory.model_copy(update={"resolution": resolution.model_copy(update={"confirmed_by": writer}),
+                                     "opened_by": writer})
 
 
 def remembered_outcome(resolution: Resolution, runbooks: Iterable[str], status: Mapping[str, Any],

@@ -134,7 +134,7 @@ from hindsight_client_api.exceptions import ApiException, NotFoundException
 from hindsight_client_api.models.list_memory_units_response import ListMemoryUnitsResponse
 from hindsight_client_api.models.recall_response import RecallResponse
 
-from recall_operator.domain.consolidation import final_outcome, memory_text, unvouched
+from recall_operator.domain.consolidation import final_outcome, memory_text, unvouched_memory
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.text import STOPWORDS
 from recall_operator.domain.times import parse_time
@@ -702,7 +702,7 @@ class HindsightMemory:
 
         With a key, a memory not signed with it (written by anyone who can reach
         the server, or before the key was set) keeps its words as a precedent,
-        but what it says succeeded is only reported (`unvouched`).
+        but what it says succeeded is only reported, and it is one voice (`unvouched_memory`).
         """
         memory = _from_metadata(metadata)
         if memory is None:
@@ -710,7 +710,7 @@ class HindsightMemory:
         name = local_name(memory.incident, _written_by(metadata), self.cluster)
         update: dict[str, Any] = {} if name == memory.incident else {"incident": name}
         if self.keys and not vouched_for(metadata, self.keys):
-            update["resolution"] = unvouched(memory.resolution)
+            memory = unvouched_memory(memory)
             document = f"{memory.namespace}/{name}"
             if document not in self._unvouched:
                 self._unvouched.add(document)
