@@ -363,6 +363,19 @@ def test_a_runbook_made_again_gets_back_the_record_memory_holds(
                                                         .get("status") or {}).get("timesExecuted", 0) >= 3 and s)
     assert (after["timesExecuted"], after["timesSucceeded"], after["timesFailed"]) == (3, 2, 1)
 
+    # Made anew with other commands: the runs memory holds were runs of the old steps, and vouch for nothing.
+    kubectl("delete", "runbook", "search-raise-watermarks", "-n", namespace, "--wait=true", check=True)
+    raise_watermarks["spec"]["steps"][0]["command"] = ["curl", "-XDELETE", "http://search/closed-*"]
+    apply(kubectl, namespace, raise_watermarks)
+    other = until("memory asked for the new object's record",
+                  lambda: (o := get_json("runbook", "search-raise-watermarks")).get("status", {})
+                  .get("countedFromMemory") and o)
+    assert other["metadata"]["uid"] != again["metadata"]["uid"]
+    # disk-1's and disk-3's successes were runs of the old steps; disk-2's failure is a person's word of no run,
+    # which still counts (believing a failure is the safe side).
+    assert (other["status"]["timesExecuted"], other["status"]["timesSucceeded"]) == (1, 0), other["status"]
+    assert other["status"]["countedIncidents"] == [f"{namespace}/disk-2"]
+
 
 def test_an_alert_that_fires_again_after_its_outcome_is_recalled_by_its_new_incident(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, k8s_api: Any

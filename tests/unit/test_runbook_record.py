@@ -157,3 +157,26 @@ def test_a_record_counted_for_other_steps_speaks_for_nothing_and_restarts_with_t
     assert (after["timesExecuted"], after["timesSucceeded"], after["timesFailed"]) == (1, 0, 1)
     assert after["stepsDigest"] == new and after["countedIncidents"] == ["ns/inc-9"]
     assert after["earlierRecord"]["timesSucceeded"] == 3 and after["earlierRecord"]["stepsDigest"] == old
+
+
+def test_a_runbook_made_anew_with_other_steps_takes_no_record_of_runs_of_the_old_ones() -> None:
+    # inc-1 and inc-2 were fixed by runs of the old steps, inc-3 by a run of the new ones; inc-4's
+    # memory is older than digests and says nothing either way; inc-5's run of the old steps failed.
+    old_run, new_run = "a" * 16, "b" * 16
+    ran_old = [memory(f"inc-{i}", runbook=RB, resolved_at=T0 + timedelta(days=i)).model_copy(
+        update={"ran_steps": (RB, old_run)}) for i in (1, 2)]
+    ran_new = memory("inc-3", runbook=RB, resolved_at=T0 + timedelta(days=3)).model_copy(
+        update={"ran_steps": (RB, new_run)})
+    legacy = memory("inc-4", runbook=RB, resolved_at=T0 + timedelta(days=4))
+    failed_old = memory("inc-5", res=resolution(None), resolved_at=T0 + timedelta(days=5)).model_copy(update={
+        "ran_steps": (RB, old_run), "resolution": resolution(None).model_copy(update={"actions": (
+            Action(action=f"run runbook {RB} (the operator's run: step x failed)", result="failed", observed=True),)})})
+    everything = [*ran_old, ran_new, legacy, failed_old]
+    assert [m.incident for m, _ in runbook_history(everything, RB)] == ["inc-1", "inc-2", "inc-3", "inc-4", "inc-5"]
+    kept = runbook_history(everything, RB, digest=new_run)
+    assert [(m.incident, r) for m, r in kept] == [("inc-3", "succeeded"), ("inc-4", "succeeded")]
+    # A run of another runbook there says nothing of this one's steps: a failure claimed for this one counts.
+    other = failed_old.model_copy(update={"ran_steps": ("rb-other", old_run)})
+    assert [m.incident for m, _ in runbook_history([other], RB, digest=new_run)] == ["inc-5"]
+    status = runbook_status_from_memory({}, kept, NOW, new_run)
+    assert status is not None and status["timesExecuted"] == 2 and status["stepsDigest"] == new_run

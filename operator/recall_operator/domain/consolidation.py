@@ -349,7 +349,14 @@ def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> R
     return RunbookRecord(times_executed=executed, times_succeeded=succeeded)
 
 
-def runbook_history(memories: Iterable[EpisodicMemory], runbook: str) -> list[tuple[EpisodicMemory, str]]:
+def _ran_other_steps(memory: EpisodicMemory, runbook: str, digest: str | None) -> bool:
+    """Whether the operator ran `runbook` in this memory with other steps than `digest` says it has now."""
+    return digest is not None and memory.ran_steps is not None and memory.ran_steps[0] == runbook \
+        and memory.ran_steps[1] != digest
+
+
+def runbook_history(memories: Iterable[EpisodicMemory], runbook: str,
+                    digest: str | None = None) -> list[tuple[EpisodicMemory, str]]:
     """Each remembered outcome that `runbook` took part in, with how it fared, oldest first.
 
     Read for a Runbook object that is new here, so the runbook may not have
@@ -358,9 +365,11 @@ def runbook_history(memories: Iterable[EpisodicMemory], runbook: str) -> list[tu
     ran. A success counts only where the memory records the runbook as the one
     that resolved it, which `as_remembered` keeps only for a runbook the
     operator ran there; a failure or a partial run counts as the action says
-    (believing a failure is the safe side), unless one person alone says so (`one_voice`).
+    (believing a failure is the safe side), unless one person alone says so (`one_voice`). A run of
+    other steps than `digest` (plan.steps_digest of the Runbook now) is not this runbook's record.
     """
-    fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories if one_voice(m) is None]
+    fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories
+             if one_voice(m) is None and not _ran_other_steps(m, runbook, digest)]
     kept = [(m, r) for m, r in fared if r is not None and (r != "succeeded" or m.resolution.runbook == runbook)]
     return sorted(kept, key=lambda p: (p[0].resolved_at, p[0].incident))
 

@@ -251,3 +251,6 @@ class EpisodicMemory(_Model):
     # replay or a memory written before it was kept): tells an outcome one person both reported
     # and confirmed from one someone or something else witnessed (consolidation.one_voice).
     opened_by: str | None = derived(default=None, alias="openedBy")
+    # The runbook the operator ran here and what its steps were then (plan.steps_digest; None: it ran
+    # none, or the memory is older than this): a Runbook made anew with other steps takes no record of it.
+    ran_steps: tuple[str, str] | None = derived(default=None, alias="ranSteps")

@@ -206,7 +206,7 @@ async def runbook_accepted(
     plain = _plain(spec)
     await _accept(memo, "runbooks", "Runbook", namespace, name, meta, status, acc.runbook_acceptance(plain),
                   {"servicesText": acc.services_text(plain)})
-    await _record_from_memory(memo, namespace, name, meta, status)
+    await _record_from_memory(memo, namespace, name, meta, status, _digest(name, plain))
 
 
 # -- the track record ----------------------------------------------------------
@@ -250,8 +250,17 @@ async def change_runbook_status(
     raise kopf.TemporaryError(f"runbook {name} kept changing under us; will retry", delay=5)
 
 
+def _digest(name: str, spec: Mapping[str, Any]) -> str | None:
+    """plan.steps_digest of a Runbook's spec; None for one the catalog leaves out (its acceptance says why)."""
+    try:
+        return steps_digest(Runbook(name=name, spec=RunbookSpec.model_validate(dict(spec))))
+    except ValidationError:
+        return None
+
+
 async def _record_from_memory(
-    memo: kopf.Memo, namespace: str, name: str, meta: Mapping[str, Any], status: Mapping[str, Any]
+    memo: kopf.Memo, namespace: str, name: str, meta: Mapping[str, Any], status: Mapping[str, Any],
+    digest: str | None = None,
 ) -> None:
     """Give a Runbook object that is new here the track record memory holds for its name.
 
@@ -266,7 +275,7 @@ async def _record_from_memory(
     if memory is None or not uid or uid in asked or status.get("countedFromMemory"):
         return
     try:
-        history = runbook_history(await memory.outcomes_naming(namespace, name), name)
+        history = runbook_history(await memory.outcomes_naming(namespace, name), name, digest)
     except MemoryUnavailable as exc:
         kopf_logger.warning(f"Runbook {namespace}/{name}: its record in memory cannot be read now ({exc})")
         return
@@ -274,7 +283,7 @@ async def _record_from_memory(
     written: list[dict[str, Any]] = []
 
     def from_memory(current: Mapping[str, Any]) -> dict[str, Any] | None:
-        new = runbook_status_from_memory(current, history, now)
+        new = runbook_status_from_memory(current, history, now, digest)
         written[:] = [new] if new and new["countedFromMemory"]["counted"] else []
         return new
 

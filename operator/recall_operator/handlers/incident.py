@@ -55,7 +55,7 @@ from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
     DELETION_WAIT, RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, one_voice, remembered_outcome,
-    run_in_progress, runbook_outcome,
+    run_in_progress, runbook_outcome, runbook_run_here,
 )
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
@@ -361,6 +361,7 @@ async def consolidate(
     episode = EpisodicMemory(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
         resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named), uid=uid, opened_by=opener,
+        ran_steps=(ran.name, steps_digest(ran)) if (ran := ctx.catalog.get(runbook_run_here(status) or "")) else None,
     )
     try:
         if memory is None:

@@ -534,7 +534,8 @@ def record_holds(status: Mapping[str, Any], digest: str | None) -> bool:
 
 
 def runbook_status_from_memory(
-    current: Mapping[str, Any], history: Sequence[tuple[EpisodicMemory, str]], now: datetime
+    current: Mapping[str, Any], history: Sequence[tuple[EpisodicMemory, str]], now: datetime,
+    digest: str | None = None,
 ) -> dict[str, Any] | None:
     """Runbook.status once memory was asked for its record (`consolidation.runbook_history`); None: asked before.
 
@@ -566,6 +567,7 @@ def runbook_status_from_memory(
         "lastOutcome": {"result": last_result, "incident": incidents[-1], "at": last.resolved_at.isoformat()},
         "countedIncidents": incidents[-COUNTED_WINDOW:],
         "countedFromMemory": {**asked, "counted": True},
+        **({"stepsDigest": digest} if digest is not None else {}),
     }
 
 
