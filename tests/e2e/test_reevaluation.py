@@ -264,3 +264,38 @@ def test_an_unchanged_open_incident_is_skipped_and_each_input_brings_it_back(
                      lambda: (s := get_status("quiet")).get("matches", [{}])[0].get("stale") and s)
     assert stale["matches"][0]["stale"]["migration"] == "checkout-to-mesh"
     assert stale["recommendation"]["mode"] != "actionable"
+
+
+def test_a_topology_that_does_not_parse_is_said_on_every_answer_until_it_is_fixed(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any
+) -> None:
+    # A ConfigMap has no schema to refuse a typo: a broken graph would turn every caller into an
+    # unrelated service and move every match without a word. Its author reads the Event on the
+    # ConfigMap; on-call reads the warning on the answer.
+    topology = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "graph", "labels": {"recall.dev/topology": "true"}},
+                "data": {"topology": "edge: {dependsOn: [checkout-api]}\ncheckout-api: {dependsOn: orders-db\n"}}
+    apply(kubectl, namespace, topology)
+    apply(kubectl, namespace, _incident("graphless"))
+    warned = wait_for("graphless answered with the topology's warning", lambda: [
+        w for w in get_status("graphless").get("recommendation", {}).get("warnings", [])
+        if w.startswith("topology ConfigMap graph is ignored (topology is not valid YAML")])
+    assert warned[0].endswith("its services' neighbours are unknown"), warned
+    graphless = get_status("graphless")["dna"]["blastRadius"]["reason"]
+    assert graphless.startswith("0 of "), graphless
+
+    def event_on_configmap() -> list[dict[str, Any]]:
+        proc = kubectl("get", "events", "-n", namespace, "-o", "json",
+                       "--field-selector", "involvedObject.kind=ConfigMap,involvedObject.name=graph")
+        return [e for e in json.loads(proc.stdout)["items"] if e.get("type") == "Warning"] if proc.returncode == 0 else []
+
+    events = wait_for("a Warning Event on the ConfigMap", event_on_configmap)
+    assert "is ignored (topology is not valid YAML" in events[0]["message"], events
+
+    # Fixed: the next pass reads the graph (edge calls checkout-api), and the warning goes.
+    topology["data"]["topology"] = "edge: {dependsOn: [checkout-api]}\ncheckout-api: {dependsOn: [orders-db]}\n"
+    apply(kubectl, namespace, topology)
+    fixed = wait_for(f"graphless worked out again (every {incident.REEVALUATE_SECONDS:.0f} s) with the graph",
+                     lambda: (s := get_status("graphless"))["dna"]["blastRadius"]["reason"] != graphless and s)
+    assert not [w for w in fixed["recommendation"].get("warnings", []) if w.startswith("topology ConfigMap")]
+    assert fixed["dna"]["blastRadius"]["reason"] == "1 of 2 services depend on checkout-api", fixed["dna"]

@@ -152,8 +152,18 @@ def test_every_install_command_runs(
         ROOT / "argocd" / "health-runbook.lua").read_text()
 
 
+def test_the_topology_snippet_is_one_the_operator_reads() -> None:
+    from recall_operator.domain.topology import Topology
+
+    [snippet] = [b for b in blocks("yaml") if "recall.dev/topology" in b]
+    configmap = yaml.safe_load(snippet)
+    assert configmap["metadata"]["labels"] == {"recall.dev/topology": "true"}
+    graph = Topology.parse(configmap["data"]["topology"])
+    assert graph.relation("checkout-api", "cart-service") == "adjacent" and graph.depth("checkout-api") == 2
+
+
 def test_the_alertmanager_snippet_is_a_valid_config(tmp_path: Path) -> None:
-    [snippet] = blocks("yaml")
+    [snippet] = [b for b in blocks("yaml") if "receivers:" in b]
     config = yaml.safe_load(snippet)
     [receiver] = config["receivers"]
     [hook] = receiver["webhook_configs"]

@@ -26,3 +26,28 @@ def test_a_runbook_without_a_creation_time_has_no_age_and_a_bad_one_is_left_out(
     assert kept is not None and kept["shop"][0].created_at is None
     assert catalog.runbook_index(name="bad", namespace="shop", spec={"title": "no steps"}, status={}, meta={},
                                  logger=LOG) is None
+
+
+def test_a_topology_that_does_not_parse_is_kept_as_ignored_and_said_on_every_answer() -> None:
+    from recall_operator.domain.models import Incident, IncidentSpec
+    from recall_operator.domain.recommend import assess
+    from recall_operator.domain.topology import IgnoredTopology
+
+    good = catalog.topology_index(name="shop-graph", namespace="shop",
+                                  body={"data": {"topology": "cart: {dependsOn: [redis]}\n"}})
+    typo = catalog.topology_index(name="team-b", namespace="shop", body={"data": {"topology": "pay: {dependsOn: db"}})
+    empty = catalog.topology_index(name="team-c", namespace="shop", body={"data": {}})
+    assert isinstance(typo["shop"], IgnoredTopology) and "not valid YAML" in typo["shop"].why
+    assert empty["shop"] == IgnoredTopology("team-c", "it has no data.topology")
+    index = {"shop": [good["shop"], typo["shop"], empty["shop"]]}
+    ctx = catalog.context_for("shop", datetime(2025, 3, 4, tzinfo=UTC), {}, {}, {}, index)
+    # The good part still counts: cart calls redis.
+    assert ctx.topology.relation("cart", "redis") == "adjacent"
+    assert [t.configmap for t in ctx.ignored_topologies] == ["team-b", "team-c"]
+    answer = assess(Incident(name="inc-1", spec=IncidentSpec(service="cart", title="cart slow")), [], ctx)
+    assert [w for w in answer.recommendation.warnings if w.startswith("topology ConfigMap")] == [
+        f"topology ConfigMap team-b is ignored ({typo['shop'].why}): its services' neighbours are unknown",
+        "topology ConfigMap team-c is ignored (it has no data.topology): its services' neighbours are unknown"]
+    clean = catalog.context_for("shop", datetime(2025, 3, 4, tzinfo=UTC), {}, {}, {}, {"shop": [good["shop"]]})
+    assert not [w for w in assess(Incident(name="inc-1", spec=IncidentSpec(service="cart", title="cart slow")), [],
+                                  clean).recommendation.warnings if w.startswith("topology")]

@@ -206,3 +206,20 @@ def test_dna_similarity_is_one_for_itself_and_less_for_another_shape() -> None:
 )
 def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied: set[str]) -> None:
     assert set(negated_words(text)) == denied
+
+
+def test_a_long_chain_is_walked_without_recursion_and_a_huge_graph_is_refused() -> None:
+    from recall_operator.domain.dna import incident_dna
+    from recall_operator.domain.models import IncidentSpec
+    from recall_operator.domain.topology import MAX_SERVICES, TopologyError
+
+    # A ConfigMap anyone with edit may write: 1,500 services in one chain exceeded Python's recursion limit.
+    chain = "".join(f"s{i}: {{dependsOn: [s{i + 1}]}}\n" for i in range(1_500))
+    graph = Topology.parse(chain)
+    assert graph.depth("s0") == 1_500 and graph.max_depth == 1_500
+    dims = {d.name: d for d in incident_dna(IncidentSpec(service="cart", title="cart slow"), graph)}
+    assert dims["serviceDepth"].reason == "cart is not in the topology"
+    # A cycle in a long chain is still cut where it closes.
+    assert Topology.parse(chain + "s1500: {dependsOn: [s0]}\n").depth("s0") == 1_500
+    with pytest.raises(TopologyError, match=f"more than {MAX_SERVICES}"):
+        Topology.parse("".join(f"s{i}: {{dependsOn: []}}\n" for i in range(MAX_SERVICES + 1)))

@@ -58,7 +58,7 @@ from recall_operator.domain.similarity import (
     shared_change,
 )
 from recall_operator.domain.text import tokens
-from recall_operator.domain.topology import Topology
+from recall_operator.domain.topology import IgnoredTopology, Topology
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,7 @@ class Context:
     records: Mapping[str, RunbookRecord]
     migrations: Sequence[ArchitectureMigration] = ()
     contradictions: Sequence[Contradiction] = ()
+    ignored_topologies: Sequence[IgnoredTopology] = ()
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,8 @@ def assess(
             # fix a catalog runbook describes): each is said once, and the
             # deciding reason stays last, where on-call reads why.
             warnings=list(dict.fromkeys([*decision.warnings, *([] if novel else found.warnings),
-                                         *_namesake_warnings(incident, cleaned, matches)])),
+                                         *_namesake_warnings(incident, cleaned, matches),
+                                         *(t.warning for t in ctx.ignored_topologies)])),
             evidence=[] if novel else found.names,
             reasons=[*(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
         ),

@@ -12,8 +12,28 @@ import yaml
 Relation = Literal["exact", "adjacent", "unrelated"]
 
 
+MAX_SERVICES = 2_000
+
+
 class TopologyError(ValueError):
     """The topology text is not a map of service -> {dependsOn: [...]}."""
+
+
+@dataclass(frozen=True)
+class IgnoredTopology:
+    """A topology ConfigMap that does not parse: its services' neighbours are unknown until it is fixed.
+
+    Kept (not dropped) so that every answer in its namespace can say why it
+    reads no neighbours from it: a typo in the graph silently turns every
+    caller into an unrelated service and moves every match.
+    """
+
+    configmap: str
+    why: str
+
+    @property
+    def warning(self) -> str:
+        return f"topology ConfigMap {self.configmap} is ignored ({self.why}): its services' neighbours are unknown"
 
 
 @dataclass(frozen=True)
@@ -35,6 +55,10 @@ class Topology:
             if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
                 raise TopologyError(f"topology entry {service!r}: dependsOn must be a list of service names")
             graph[str(service)] = frozenset(deps)
+        named = len(set(graph) | {d for deps in graph.values() for d in deps})
+        if named > MAX_SERVICES:
+            # Depths are worked out for every answer: a graph this large is a mistake, not a platform.
+            raise TopologyError(f"topology names {named} services, more than {MAX_SERVICES}")
         return cls(graph)
 
     def neighbours(self, service: str) -> frozenset[str]:
@@ -69,7 +93,7 @@ class Topology:
         A cycle in the topology is cut where it closes, so a typo there cannot hang the operator.
         """
         if service not in self._depths:
-            self._depths[service] = _longest_chain(self.depends_on, service, frozenset({service}), {})
+            self._depths[service] = _longest_chain(self.depends_on, service)
         return self._depths[service]
 
     @functools.cached_property
@@ -90,13 +114,34 @@ class Topology:
         return {service: frozenset(c) for service, c in callers.items()}
 
 
-def _longest_chain(depends_on: Mapping[str, frozenset[str]], service: str, path: frozenset[str],
-                   memo: dict[str, int]) -> int:
-    # A function of the module, not a closure: a closure that calls itself is a
-    # reference cycle, and every answer's Topology would wait for the garbage
-    # collector instead of being freed when the answer is done.
-    if service in memo:
-        return memo[service]
-    deps = [d for d in depends_on.get(service, frozenset()) if d not in path]
-    memo[service] = max((1 + _longest_chain(depends_on, d, path | {d}, memo) for d in sorted(deps)), default=0)
-    return memo[service]
+def _longest_chain(depends_on: Mapping[str, frozenset[str]], start: str) -> int:
+    """The longest chain of callees below `start`, each cycle cut where it closes.
+
+    Walked with a stack of its own, not by recursion: a topology is anyone's
+    ConfigMap, and a chain of a thousand services exceeded Python's recursion
+    limit and stopped every answer of its namespace.
+    """
+    done: dict[str, int] = {}
+    on_path = {start}
+    best = {start: 0}
+    stack = [(start, iter(sorted(depends_on.get(start, frozenset()))))]
+    while stack:
+        service, deps = stack[-1]
+        for dep in deps:
+            if dep in on_path:
+                continue
+            if dep in done:
+                best[service] = max(best[service], 1 + done[dep])
+                continue
+            on_path.add(dep)
+            best[dep] = 0
+            stack.append((dep, iter(sorted(depends_on.get(dep, frozenset())))))
+            break
+        else:
+            stack.pop()
+            on_path.discard(service)
+            done[service] = best[service]
+            if stack:
+                caller = stack[-1][0]
+                best[caller] = max(best[caller], 1 + done[service])
+    return done[start]

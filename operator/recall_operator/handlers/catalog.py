@@ -4,7 +4,9 @@ Runbooks (with their track record from status), ArchitectureMigrations,
 Contradictions and topology ConfigMaps are indexed per namespace, so that a
 reconcile builds its Context from memory of the watch streams instead of
 listing the API on every incident. An object that does not parse is left out
-of the index (with a warning) rather than failing every incident next to it.
+of the index (with a warning) rather than failing every incident next to it;
+a topology that does not parse is kept as ignored, so that every answer of
+its namespace says so (a ConfigMap has no schema to refuse it).
 
 Re-evaluation after a catalog change is done by the incident re-evaluation
 loop (see handlers/incident.py): it re-reads these indexes and memory on an
@@ -49,7 +51,7 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.recommend import Context
 from recall_operator.domain.plan import steps_digest
 from recall_operator.domain.times import parse_time
-from recall_operator.domain.topology import Topology, TopologyError
+from recall_operator.domain.topology import IgnoredTopology, Topology, TopologyError
 from recall_operator.kube.client import Conflict, apply_status
 from recall_operator.kube.events import event_body, post_or_log
 from recall_operator.domain.consolidation import runbook_history
@@ -119,26 +121,54 @@ def contradiction_index(
     return {namespace: contradiction}
 
 
+def read_topology(name: str, body: Mapping[str, Any]) -> Topology | IgnoredTopology:
+    text = (body.get("data") or {}).get("topology")
+    try:
+        if not isinstance(text, str):
+            raise TopologyError("it has no data.topology")
+        return Topology.parse(text)
+    except TopologyError as exc:
+        return IgnoredTopology(name, str(exc))
+
+
 @kopf.index("configmaps", labels={TOPOLOGY_LABEL: "true"})
 def topology_index(
-    name: str, namespace: str | None, body: Mapping[str, Any], logger: Any, **_: Any
-) -> dict[str, Topology] | None:
-    namespace = namespaced(namespace)
-    text = (body.get("data") or {}).get("topology")
-    if text is None:
-        logger.warning(f"topology ConfigMap {name} has no data.topology; ignored")
-        return None
-    try:
-        return {namespace: Topology.parse(text)}
-    except TopologyError as exc:
-        logger.warning(f"topology ConfigMap {name} is ignored: {exc}")
-        return None
+    name: str, namespace: str | None, body: Mapping[str, Any], **_: Any
+) -> dict[str, Topology | IgnoredTopology]:
+    # One that does not parse is kept too, so that every answer of its namespace says so.
+    return {namespaced(namespace): read_topology(name, body)}
+
+
+@kopf.on.event("configmaps", labels={TOPOLOGY_LABEL: "true"})
+async def topology_ignored(
+    event: Mapping[str, Any], name: str, namespace: str | None, body: Mapping[str, Any], meta: Mapping[str, Any],
+    memo: kopf.Memo, **_: Any,
+) -> None:
+    """A topology that does not parse gets a Warning Event on its ConfigMap, once per version.
+
+    A ConfigMap has no schema to refuse a typo, and no status to say it in:
+    the Event is where its author looks (`kubectl describe configmap`).
+    """
+    read = read_topology(name, body)
+    if _gone(event, meta) or not isinstance(read, IgnoredTopology):
+        return
+    said: set[tuple[str, str]] = memo.setdefault("topologies_ignored", set())
+    version = (str(meta.get("uid")), str(meta.get("resourceVersion")))
+    if version in said:
+        return
+    said.add(version)
+    kopf_logger.warning(f"ConfigMap {namespaced(namespace)}/{name}: {read.warning}")
+    await asyncio.to_thread(post_or_log, memo.api, event_body(
+        {**body, "metadata": {**meta, "namespace": namespaced(namespace)}}, "Warning", "TopologyIgnored",
+        read.warning, _now(), "Read"))
 
 
 def merge_topologies(topologies: Any) -> Topology:
     """Several topology ConfigMaps in one namespace add up (each team may own its part)."""
     graph: dict[str, frozenset[str]] = {}
     for t in topologies:
+        if isinstance(t, IgnoredTopology):
+            continue
         for service, deps in t.depends_on.items():
             graph[service] = graph.get(service, frozenset()) | deps
     return Topology(graph)
@@ -154,13 +184,16 @@ def context_for(
 ) -> Context:
     """The Context of a decision in `namespace`, from the indexes alone (no API call)."""
     runbooks = list(runbook_index.get(namespace, []))
+    topologies = list(topology_index.get(namespace, []))
     return Context(
         now=now,
-        topology=merge_topologies(topology_index.get(namespace, [])),
+        topology=merge_topologies(topologies),
         catalog={rb.name: rb for rb, _ in runbooks},
         records={rb.name: record for rb, record in runbooks},
         migrations=sorted(migration_index.get(namespace, []), key=lambda m: m.name),
         contradictions=sorted(contradiction_index.get(namespace, []), key=lambda c: c.name),
+        ignored_topologies=sorted((t for t in topologies if isinstance(t, IgnoredTopology)),
+                                  key=lambda t: t.configmap),
     )
 
 
