@@ -17,11 +17,13 @@ person reads at 3 a.m. is tested without a cluster.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import shlex
 import sys
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -38,6 +40,29 @@ class PluginError(Exception):
 
 
 # -- pure rendering --------------------------------------------------------------
+
+
+def shown(value: Any) -> Any:
+    """`value`, read from the API, with every string safe to print on a terminal.
+
+    An Incident's text is anyone's who may open one: a newline in a title could
+    forge a line of this output (a fake MODE ACTIONABLE above the real one), and
+    an escape sequence could hide the rest of it. Line breaks show as ⏎ and every
+    other control or format character as its escape, so each field stays on its line.
+    """
+    if isinstance(value, str):
+        return "".join(_escaped(c) if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in value)
+    if isinstance(value, Mapping):
+        return {k: shown(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [shown(v) for v in value]
+    return value
+
+
+def _escaped(c: str) -> str:
+    if c in "\r\n\u2028\u2029":
+        return "⏎"
+    return f"\\x{ord(c):02x}" if ord(c) <= 0xFF else f"\\u{ord(c):04x}"
 
 
 def _cmd(command: Any) -> str:
@@ -109,9 +134,12 @@ def render_match(index: int, match: Mapping[str, Any]) -> list[str]:
 def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[str]:
     title = f" - {step['title']}" if step.get("title") else ""
     risk = step.get("risk") or "unknown"
+    # The image and the deadline are in the plan hash: an approver signs for them too.
+    deadline = f"; deadline {step['timeoutSeconds']} s" if step.get("timeoutSeconds") is not None else ""
     lines = [
         f"{index}. {step.get('name')}{title}",
         f"   risk {risk.upper() if risk == 'high' else risk}; blast radius: {step.get('blastRadius') or 'not stated'}",
+        f"   image:    {step.get('image') or '?'}{deadline}",
         f"   command:  {_cmd(step.get('command'))}" + ("   (read-only: this is the dry-run)" if read_only else ""),
         f"   dry-run:  {_cmd(step.get('dryRunCommand'))}",
         f"   rollback: {_cmd(step.get('rollbackCommand')) if step.get('rollbackCommand') else 'NONE (cannot be undone by the operator)'}",
@@ -123,6 +151,7 @@ def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[st
 
 
 def render_plan(rec: Mapping[str, Any]) -> str:
+    rec = shown(rec)
     steps = rec.get("steps") or []
     if not steps:
         return "PLAN\n  (no steps: nothing for the operator to run)"
@@ -161,6 +190,7 @@ def render_approvals(plan_hash: str | None, approvals: Sequence[Mapping[str, Any
 
 def render_why(incident: Mapping[str, Any], approvals: Sequence[Mapping[str, Any]] | None = ()) -> str:
     """Everything the operator concluded about one Incident, warnings first, as text for a person."""
+    incident, approvals = shown(incident), None if approvals is None else shown(approvals)
     meta = incident.get("metadata") or {}
     spec = incident.get("spec") or {}
     status = incident.get("status") or {}
@@ -240,6 +270,7 @@ def not_found_message(name: str, namespace: str, existing: Sequence[str]) -> str
 
 def not_triaged_message(incident: Mapping[str, Any]) -> str | None:
     """Why the incident has no recommendation yet, and what to do; None when it has one."""
+    incident = shown(incident)
     status = incident.get("status") or {}
     if (status.get("recommendation") or {}).get("mode"):
         return None
@@ -255,6 +286,7 @@ def not_triaged_message(incident: Mapping[str, Any]) -> str | None:
 
 def not_actionable_message(incident: Mapping[str, Any]) -> str | None:
     """Why there is nothing to approve, and what to do instead; None when there is a plan to approve."""
+    incident = shown(incident)
     rec = (incident.get("status") or {}).get("recommendation") or {}
     name = (incident.get("metadata") or {}).get("name")
     ns = (incident.get("metadata") or {}).get("namespace")
@@ -280,7 +312,11 @@ def dns_label(text: str) -> str:
 
 
 def approval_name(incident: str, plan_hash: str, user: str, decision: str = "approve") -> str:
-    base = f"{incident}-{plan_hash[:8]}-{dns_label(user)}"
+    label = dns_label(user)
+    if label != user:
+        # alice.b and alice-b would share one name: a digest of the user name keeps them apart.
+        label = f"{label}-{hashlib.sha256(user.encode()).hexdigest()[:6]}"
+    base = f"{incident}-{plan_hash[:8]}-{label}"
     if decision == "reject":
         base += "-reject"
     return base[:NAME_MAX].rstrip("-")
@@ -297,6 +333,12 @@ def approval_manifest(incident: str, namespace: str, plan_hash: str, user: str, 
         "metadata": {"name": approval_name(incident, plan_hash, user, decision), "namespace": namespace},
         "spec": spec,
     }
+
+
+def same_decision(existing: Mapping[str, Any], manifest: Mapping[str, Any]) -> bool:
+    """Whether an Approval found under this person's name is their own decision on this plan."""
+    mine, found = manifest["spec"], existing.get("spec") or {}
+    return all(found.get(k) == mine[k] for k in ("incident", "planHash", "decision", "approver"))
 
 
 def parse_action(text: str) -> dict[str, str]:
@@ -396,16 +438,33 @@ class Cluster:
         return str(user)
 
     def create_approval(self, manifest: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        """Create it; (the existing one, False) when this person already decided on this plan."""
+        """Create it; (the existing one, False) when this person already decided the same on this plan.
+
+        The name is predictable, so another person may have taken it first: then
+        this person's Approval is created under a generated name, never taken
+        for theirs.
+        """
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return self._create(manifest), True
+        except ApiException as exc:
+            if exc.status != 409:
+                raise
+        existing = self._call("read approvals", self.objects.get_namespaced_custom_object,
+                              GROUP, VERSION, self.namespace, "approvals", manifest["metadata"]["name"])
+        if same_decision(existing, manifest):
+            return existing, False
+        meta = {k: v for k, v in manifest["metadata"].items() if k != "name"}
+        return self._create({**manifest, "metadata": {**meta, "generateName": f"{manifest['metadata']['name']}-"}}), True
+
+    def _create(self, manifest: dict[str, Any]) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
         try:
             return self._call("create approvals", self.objects.create_namespaced_custom_object,
-                              GROUP, VERSION, self.namespace, "approvals", manifest), True
+                              GROUP, VERSION, self.namespace, "approvals", manifest)
         except ApiException as exc:
-            if exc.status == 409:
-                return self._call("read approvals", self.objects.get_namespaced_custom_object,
-                                  GROUP, VERSION, self.namespace, "approvals", manifest["metadata"]["name"]), False
             if exc.status in (400, 422):
                 raise PluginError(f"the API server refused the Approval: {_api_message(exc)}") from exc
             raise
@@ -505,8 +564,6 @@ def _decide(cluster: Cluster, args: argparse.Namespace, decision: str) -> int:
     created, new = cluster.create_approval(manifest)
     name = created["metadata"]["name"]
     print(f"{'created' if new else 'already there:'} Approval {name}: {decision} plan {plan_hash} as {user}")
-    if not new and (created.get("spec") or {}).get("planHash") != plan_hash:
-        raise PluginError(f"Approval {name} exists for another plan; delete it or ask another approver")
     if args.wait > 0:
         verdict = _wait_verdict(cluster, name, args.wait)
         if verdict.get("state"):

@@ -229,3 +229,36 @@ def test_reject_records_the_decision_and_nothing_runs(operator: Any, kubectl: An
     runs = json.loads(kubectl("get", "jobs", "-n", namespace, "-l", f"{jobkit.LABEL_INCIDENT}=inc-no,"
                               f"{jobkit.LABEL_PHASE}=run", "-o", "json", check=True).stdout)["items"]
     assert runs == []
+
+
+def test_an_approval_name_taken_by_someone_else_is_never_reported_as_yours(
+        operator: Any, kubectl: Any, namespace: str) -> None:
+    # Approval names are predictable. Mallory, an approver too, creates one under bob's name first,
+    # for another plan. Bob holds nothing but the chart's recall-approver role.
+    rec = _recurrence(kubectl, namespace, "inc-squat")["recommendation"]
+    manifests = Path(__file__).resolve().parents[2] / "manifests"
+    proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
+                   "-f", str(manifests / "namespace-restricted.yaml"), "-f", str(manifests / "rbac.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    for user in ("bob", "mallory"):
+        kubectl("create", "rolebinding", f"approver-{user}", "--clusterrole=recall-approver", f"--user={user}",
+                "-n", namespace, check=True)
+    taken = approval_name("inc-squat", rec["planHash"], "bob")
+    squat = {"apiVersion": "recall.dev/v1alpha1", "kind": "Approval", "metadata": {"name": taken},
+             "spec": {"incident": "inc-squat", "planHash": "0123456789abcdef", "decision": "approve",
+                      "approver": "mallory"}}
+    kubectl("create", "-n", namespace, "-f", "-", input=json.dumps(squat), as_user="mallory", check=True)
+
+    proc = recall("approve", "inc-squat", "-n", namespace, "--as", "bob", "--yes", "--wait", "60")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "already there" not in proc.stdout
+    assert "operator: Accepted" in proc.stdout, proc.stdout
+    items = json.loads(kubectl("get", "approvals.recall.dev", "-n", namespace, "-o", "json", check=True).stdout)["items"]
+    mine = [a for a in items if a["spec"]["approver"] == "bob"]
+    assert len(mine) == 1 and mine[0]["metadata"]["name"].startswith(f"{taken}-"), items
+    assert mine[0]["spec"]["planHash"] == rec["planHash"] and mine[0]["spec"]["decision"] == "approve"
+    assert f"created Approval {mine[0]['metadata']['name']}" in proc.stdout
+    # Her object is still hers, untouched.
+    theirs = json.loads(kubectl("get", "approvals.recall.dev", taken, "-n", namespace, "-o", "json",
+                                check=True).stdout)
+    assert theirs["spec"]["approver"] == "mallory" and theirs["spec"]["planHash"] == "0123456789abcdef"

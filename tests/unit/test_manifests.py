@@ -68,8 +68,9 @@ def test_operator_role_is_what_the_operator_calls() -> None:
 
 
 def test_approver_and_viewer_are_narrow() -> None:
+    # Reading Approvals back is how an approver sees the verdict (kubectl recall approve --wait).
     assert grants("recall-approver") == {
-        ("recall.dev", "approvals", "create"),
+        *(("recall.dev", "approvals", v) for v in ("create", "get", "list", "watch")),
         ("recall.dev", "incidents", "get"),
         ("recall.dev", "incidents", "list"),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -150,11 +151,14 @@ def test_not_triaged_and_not_found_say_what_to_do() -> None:
 
 def test_approval_is_bound_to_the_plan_hash_and_the_user() -> None:
     m = plugin.approval_manifest("inc-0046", "payments", PLAN_HASH, "system:admin", "approve", "dry-run is clean")
-    assert m["metadata"] == {"name": "inc-0046-9f2c4e1a-system-admin", "namespace": "payments"}
+    # A user name that is not a name already gets a digest of itself (alice.b is not alice-b).
+    digest = hashlib.sha256(b"system:admin").hexdigest()[:6]
+    assert m["metadata"] == {"name": f"inc-0046-9f2c4e1a-system-admin-{digest}", "namespace": "payments"}
     assert m["spec"] == {"incident": "inc-0046", "planHash": PLAN_HASH, "decision": "approve",
                          "approver": "system:admin", "reason": "dry-run is clean"}
     rej = plugin.approval_manifest("inc-0046", "payments", PLAN_HASH, "Alice@Example.com", "reject", "no")
-    assert rej["metadata"]["name"] == "inc-0046-9f2c4e1a-alice-example-com-reject"
+    digest = hashlib.sha256(b"Alice@Example.com").hexdigest()[:6]
+    assert rej["metadata"]["name"] == f"inc-0046-9f2c4e1a-alice-example-com-{digest}-reject"
 
 
 def test_resolution_parses_actions_and_refuses_bad_ones() -> None:
@@ -214,3 +218,46 @@ def test_why_shows_a_half_approved_plan_and_who_approved_it() -> None:
     assert "carol" not in section  # an Approval of another plan is not this plan's
     assert "APPROVALS" not in plugin.render_why(INCIDENT, [])
     assert "may not list Approvals" in plugin.render_why(INCIDENT, None)
+
+
+def test_approval_names_keep_people_apart_and_a_found_one_is_yours_only_if_it_says_so() -> None:
+    from recall_operator.plugin import approval_manifest, approval_name, same_decision
+
+    assert approval_name("inc-1", "0123456789abcdef", "bob") == "inc-1-01234567-bob"
+    dotted, dashed = approval_name("inc-1", "0123456789abcdef", "alice.b"), approval_name(
+        "inc-1", "0123456789abcdef", "alice-b")
+    assert dotted != dashed and dotted.startswith("inc-1-01234567-alice-b-")
+    mine = approval_manifest("inc-1", "shop", "0123456789abcdef", "bob", "approve", None)
+    assert same_decision(mine, mine)
+    for field, other in (("approver", "mallory"), ("decision", "reject"), ("planHash", "f" * 16),
+                         ("incident", "inc-2")):
+        assert not same_decision({"spec": {**mine["spec"], field: other}}, mine), field
+
+
+def test_text_from_an_incident_can_neither_forge_a_line_nor_hide_one() -> None:
+    hostile = copy.deepcopy(INCIDENT)
+    forged = "\n\nMODE NOVEL   similarity 0/100\nWARNINGS\n  (none)"
+    hostile["spec"]["title"] = f"cart 5xx{forged}\x1b[8m\r\u202e"
+    hostile["status"]["matches"][1]["actions"][0]["action"] = "restart\x1b]0;pwned\x07 redis VM\nWHY"
+    hostile["status"]["matches"][1]["ruledOut"] = ["denies 'vacuum'\u2028MODE NOVEL"]
+    hostile["status"]["recommendation"]["warnings"] = ["failed before\x1b[2J"]
+    hostile["status"]["recommendation"]["steps"][0]["command"] = ["kubectl", "rollout\x1b[8m", "undo"]
+    out = plugin.render_why(hostile, [{"spec": {"planHash": PLAN_HASH, "approver": "bob\x1b[8m", "decision": "approve"},
+                                       "status": {"state": "Pending", "reason": "1 of 2\nMODE NOVEL"}}])
+    assert not [c for c in out if c != "\n" and (ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u202e")]
+    lines = out.splitlines()
+    # The real mode line is the only one, and each field stays on its own line.
+    assert [line for line in lines if line.startswith("MODE")] == [
+        "MODE ACTIONABLE   similarity 81/100   actionability 72/100"]
+    assert "  cart 5xx⏎⏎MODE NOVEL   similarity 0/100⏎WARNINGS⏎  (none)\\x1b[8m⏎\\u202e" in lines
+    assert "\\x1b[2J" in out and "restart\\x1b]0;pwned\\x07 redis VM⏎WHY" in out
+    assert "  bob\\x1b[8m approves  Pending: 1 of 2⏎MODE NOVEL" in lines
+    # Ordinary text is untouched (the fixture renders the same either way).
+    assert plugin.render_why(INCIDENT) == plugin.render_why(plugin.shown(INCIDENT))
+
+
+def test_plan_shows_the_image_and_the_deadline_it_is_hashed_with() -> None:
+    rec = copy.deepcopy(INCIDENT["status"]["recommendation"])
+    rec["steps"][0]["timeoutSeconds"] = 300
+    plan = plugin.render_plan(rec)
+    assert "     image:    kubectl:1.36; deadline 300 s" in plan.splitlines()
