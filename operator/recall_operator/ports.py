@@ -10,6 +10,8 @@ Hindsight), and the restart fails with "address already in use".
 
 from __future__ import annotations
 
+import argparse
+import ipaddress
 import random
 import socket
 import threading
@@ -64,3 +66,24 @@ def free_port(rng: random.Random | None = None) -> int:
             port = int(s.getsockname()[1])
         _given.add(port)
         return port
+
+
+def loopback_only(host: str) -> bool:
+    """Whether binding `host` keeps the port on this machine (an empty host binds every address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port to listen on, 1 to 65535 (a number out of range failed after start-up)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: 1 to 65535")
+    return port

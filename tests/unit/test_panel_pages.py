@@ -54,7 +54,7 @@ STATUS = {
         "mode": "advisory", "similarity": 81, "actionability": 44, "runbook": "reduce-poll-records",
         "source": "memory", "planHash": "abc123", "steps": [
             {"name": "set-small-batches", "risk": "high", "blastRadius": "one consumer group",
-             "command": ["kubectl", "set", "env"], "dryRunCommand": ["kubectl", "set", "env", "--dry-run=server"],
+             "image": "registry.example/kubectl:1.36", "timeoutSeconds": 120, "command": ["kubectl", "set", "env"], "dryRunCommand": ["kubectl", "set", "env", "--dry-run=server"],
              "rollbackCommand": []}],
         "warnings": ["actionability adjusted from 74 to 44 because the platform moved"],
         "reasons": [SIDE, "open contradiction poll-tuning: confirmed outcomes disagree"],
@@ -120,6 +120,8 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     assert "alice" in text and "Accepted" in text
     assert "kubectl recall approve" not in text  # advisory: nothing to approve
     assert "none: cannot be undone by the operator" in text
+    # what the plan hash binds besides the commands: the image and the deadline
+    assert "image: registry.example/kubectl:1.36 ; deadline 120 s" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("odd", ["firmware", 7, {"a": 1}, None])
@@ -161,7 +163,8 @@ def test_memory_health_counts_what_status_records() -> None:
 @pytest.mark.parametrize(("path", "code"), [
     (f"/ns/{NS}/incidents/inc-now", 200), (f"/ns/{NS}/incidents/nope", 404), ("/ns/other/incidents/inc-now", 404),
     (f"/ns/{NS}/runbooks/reduce-poll-records", 200), ("/memory", 200), ("/incidents", 200),
-    ("/static/panel.css", 200),
+    ("/static/panel.css", 200), (f"/ns/{NS}/incidents/INC-NOW", 404),
+    (f"/ns/{NS}/incidents/inc-now%2F..", 404),
 ])
 async def test_routes_answer_and_refuse_other_namespaces(path: str, code: int) -> None:
     async with TestClient(TestServer(server.create_app(_source(), clock=lambda: NOW))) as client:
@@ -170,7 +173,8 @@ async def test_routes_answer_and_refuse_other_namespaces(path: str, code: int) -
         if path.startswith("/ns") or path in ("/memory", "/incidents"):
             assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
         post = await client.post(path, data=b"{}")
-        assert post.status == 405
+        # No method reaches a page; a path that names no object is no page at all.
+        assert post.status == (404 if path.endswith(("INC-NOW", "%2F..")) else 405)
 
 
 def test_everything_the_panel_serves_ships_in_the_package() -> None:
@@ -194,3 +198,35 @@ def test_the_panel_finds_the_side_in_either_line_the_chain_writes(condition: flo
                        [Side("poll-tuning", "raise-poll", ("inc-0007",), 70, 0.0)])
     assert views.contradiction_reasons([line, "win rate of raise-poll is 0.50"]) == {
         "poll-tuning": (line, ["inc-0024", "inc-0051"])}
+
+
+def test_a_step_lists_only_the_jobs_its_incident_controls() -> None:
+    from recall_operator.panel import views
+
+    def job(name: str, **meta: Any) -> dict[str, Any]:
+        return {"metadata": {"name": name, "labels": {"recall.dev/step": "set-small-batches",
+                                                      "recall.dev/phase": "run", "recall.dev/incident": "inc-now"},
+                             **meta}, "status": {}}
+
+    owner = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "name": "inc-now", "uid": "u-now",
+             "controller": True}
+    jobs = [job("inc-now-run-set-small-batches-1", ownerReferences=[owner]),
+            job("copied-labels-only"), job("owned-by-another", ownerReferences=[{**owner, "uid": "u-other"}])]
+    [step] = views.step_views(STATUS, jobs, "u-now")
+    assert [j["name"] for j in step.jobs] == ["inc-now-run-set-small-batches-1"]
+
+
+@pytest.mark.parametrize(("host", "code"), [
+    ("127.0.0.1:8090", 200), ("localhost:8090", 200), ("[::1]:8090", 200), ("LOCALHOST", 200),
+    ("recall.example.com", 200),  # the name a proxy in front serves it under (--panel-url's host)
+    ("attacker.example:8090", 421), ("127.0.0.1.attacker.example", 421), ("", 421),
+])
+async def test_only_requests_addressed_to_the_panel_s_own_names_are_answered(host: str, code: int) -> None:
+    # DNS rebinding: a page in the browser of someone port-forwarding the panel points its own name
+    # at 127.0.0.1; the browser still sends that name as Host.
+    hosts = server.LOOPBACK_NAMES | {"recall.example.com"}
+    async with TestClient(TestServer(server.create_app(_source(), clock=lambda: NOW, hosts=hosts))) as client:
+        resp = await client.get("/incidents", headers={"Host": host})
+        assert resp.status == code, host
+        if code == 421:
+            assert "inc-now" not in await resp.text()

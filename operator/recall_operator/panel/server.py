@@ -32,6 +32,12 @@ log = logging.getLogger(__name__)
 
 SOURCE: web.AppKey[Source] = web.AppKey("source", Source)
 CLOCK: web.AppKey[Callable[[], datetime]] = web.AppKey("clock")
+HOSTS: web.AppKey[frozenset[str]] = web.AppKey("hosts")
+# The panel has no login: it is reached through kubectl port-forward, on loopback.
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+PANEL_HOST_PROBLEM = ("is reachable from other hosts, and the panel has no login: it reads every Incident with "
+                      "the identity it runs as. Bind it on loopback and reach it with kubectl port-forward, or "
+                      "through an authenticating proxy beside it")
 
 SECURITY_HEADERS = {
     # Nothing runs: no script at all, styles only from the panel's own stylesheet.
@@ -117,7 +123,7 @@ async def incident_page(source: Source, namespace: str, name: str, now: datetime
         stale_lines=views.stale_lines(rec),
         matches=views.match_views(status, found_past),
         contradictions=views.contradiction_views(status, found_contradictions),
-        steps=views.step_views(status, jobs),
+        steps=views.step_views(status, jobs, (obj.get("metadata") or {}).get("uid") or None),
         approvals=views.approval_views(name, approvals, str(rec.get("planHash") or "")),
         approve_command=views.approve_command(obj),
         execution=status.get("execution") or {},
@@ -172,6 +178,29 @@ async def memory_page(source: Source, now: datetime) -> str:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+def request_host(host_header: str | None) -> str:
+    """The name a request is addressed to, without its port: `[::1]:8090` -> `::1`."""
+    host = (host_header or "").strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+@web.middleware
+async def addressed(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Answer only requests addressed to a name the panel is served under.
+
+    A web page in the browser of someone port-forwarding the panel could point
+    its own DNS name at 127.0.0.1 and read every page with the operator's
+    identity (DNS rebinding); the browser still sends that page's name as Host.
+    """
+    hosts: frozenset[str] = request.app[HOSTS]
+    if request_host(request.headers.get("Host")) not in hosts:
+        return problem(421, "Misdirected request", "this panel answers only requests addressed to "
+                       + ", ".join(sorted(hosts)))
+    return await handler(request)
+
+
 @web.middleware
 async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """A namespace the panel does not serve, or an API error, is a page that says so; never a traceback."""
@@ -181,6 +210,8 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return await handler(request)
     except NotAllowed as exc:
         return problem(404, "Not here", f"this panel does not show namespace {exc}")
+    except web.HTTPNotFound:
+        return problem(404, "No such page", f"the panel has no page {request.path}")
     except ApiException as exc:
         log.warning("panel: the API server answered %s to %s", exc.status, request.path)
         what = "not allowed to read it" if exc.status == 403 else f"error {exc.status} {exc.reason}"
@@ -233,24 +264,34 @@ async def _css(request: web.Request) -> web.StreamResponse:
                         headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=300"})
 
 
-def create_app(source: Source, clock: Callable[[], datetime] = now_utc) -> web.Application:
-    app = web.Application(middlewares=[errors])
+_NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+_OBJECT_NAME = r"[a-z0-9](?:[-.a-z0-9]{0,251}[a-z0-9])?"
+
+
+def create_app(source: Source, clock: Callable[[], datetime] = now_utc,
+               hosts: frozenset[str] = LOOPBACK_NAMES) -> web.Application:
+    app = web.Application(middlewares=[addressed, errors])
     app[SOURCE] = source
     app[CLOCK] = clock
+    app[HOSTS] = hosts
     app.router.add_get("/", _root)
     app.router.add_get("/incidents", _incidents)
-    app.router.add_get("/ns/{namespace}/incidents/{name}", _incident)
-    app.router.add_get("/ns/{namespace}/runbooks/{name}", _runbook)
+    # Only object names reach the API client: `..` or another path never becomes part of a request.
+    app.router.add_get(f"/ns/{{namespace:{_NAMESPACE}}}/incidents/{{name:{_OBJECT_NAME}}}", _incident)
+    app.router.add_get(f"/ns/{{namespace:{_NAMESPACE}}}/runbooks/{{name:{_OBJECT_NAME}}}", _runbook)
     app.router.add_get("/memory", _memory)
     app.router.add_get("/static/panel.css", _css)
     app.router.add_get("/healthz", _healthz)
     return app
 
 
-async def serve(port: int, namespaces: list[str] | tuple[str, ...] = (), host: str = "127.0.0.1") -> None:
-    """Serve the panel on host:port until cancelled."""
+async def serve(port: int, namespaces: list[str] | tuple[str, ...] = (), host: str = "127.0.0.1",
+                public_host: str | None = None) -> None:
+    """Serve the panel on host:port until cancelled; `public_host`, the name a proxy in front gives it, is
+    answered besides the loopback names."""
     source = Source(namespaces)
-    runner = web.AppRunner(create_app(source), access_log=None)
+    hosts = LOOPBACK_NAMES | ({public_host.lower()} if public_host else set())
+    runner = web.AppRunner(create_app(source, hosts=hosts), access_log=None)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()

@@ -290,6 +290,8 @@ class StepView:
     dry_run: str
     run: str
     jobs: list[dict[str, str]] = field(default_factory=list)
+    image: str = ""  # in the plan hash, with the deadline: an approver signs for both
+    deadline: str = ""
 
 
 def _cmd(value: Any) -> str:
@@ -302,9 +304,13 @@ def _cmd(value: Any) -> str:
     return shlex.join(str(v) for v in value)
 
 
-def step_views(status: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> list[StepView]:
-    """The plan's steps with what the dry-run and the run recorded, and the Jobs each made."""
-    from recall_operator.kube.jobs import LABEL_PHASE, LABEL_STEP, job_state
+def step_views(status: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]], incident_uid: str | None = None,
+               ) -> list[StepView]:
+    """The plan's steps with what the dry-run and the run recorded, and the Jobs each made.
+
+    A Job is listed only when this Incident controls it: its labels alone anyone creating Jobs may copy.
+    """
+    from recall_operator.kube.jobs import LABEL_PHASE, LABEL_STEP, job_state, made_for_an_incident
 
     rec = status.get("recommendation") or {}
     dry = {s.get("name"): s for s in (status.get("dryRun") or {}).get("steps") or []
@@ -313,6 +319,8 @@ def step_views(status: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> 
     ran = {s.get("name"): s for s in ex.get("steps") or []} if ex.get("planHash") == rec.get("planHash") else {}
     by_step: dict[str, list[dict[str, str]]] = {}
     for job in jobs:
+        if not made_for_an_incident(job, incident_uid):
+            continue
         labels = _meta(job).get("labels") or {}
         by_step.setdefault(str(labels.get(LABEL_STEP) or ""), []).append({
             "name": str(_meta(job).get("name") or ""), "phase": str(labels.get(LABEL_PHASE) or ""),
@@ -329,6 +337,8 @@ def step_views(status: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> 
             dry_run=str((dry.get(name) or {}).get("result") or NOT_RUN),
             run=str((ran.get(name) or {}).get("result") or NOT_RUN),
             jobs=sorted(by_step.get(name, []), key=lambda j: j["name"]),
+            image=str(s.get("image") or "?"),
+            deadline=f"{s['timeoutSeconds']} s" if s.get("timeoutSeconds") is not None else "",
         ))
     return views
 
