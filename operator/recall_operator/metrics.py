@@ -161,7 +161,14 @@ def approval(state: str) -> None:
 
 
 def job_seen(body: Mapping[str, Any]) -> None:
-    """Count a Job once, when it is first seen finished (its events repeat; the count must not)."""
+    """Count a Job once, when it is first seen finished (its events repeat; the count must not).
+
+    Only a Job made for an Incident counts: another with a copied label would add series at will.
+    """
+    from recall_operator.kube.jobs import made_for_an_incident
+
+    if not made_for_an_incident(body):
+        return
     meta = body.get("metadata") or {}
     status = body.get("status") or {}
     result = None
@@ -178,8 +185,7 @@ def job_seen(body: Mapping[str, Any]) -> None:
         if len(_jobs_seen) >= _JOBS_SEEN_MAX:
             _jobs_seen.pop(next(iter(_jobs_seen)))
         _jobs_seen[key] = result
-    phase = (meta.get("labels") or {}).get("recall.dev/phase", "unknown")
-    JOBS.labels(phase, result).inc()
+    JOBS.labels(meta["labels"]["recall.dev/phase"], result).inc()
 
 
 class _HandlerErrors(logging.Handler):

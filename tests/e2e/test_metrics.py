@@ -230,12 +230,34 @@ def test_a_finished_job_is_counted_once() -> None:
         return metrics.REGISTRY.get_sample_value("recall_jobs_total", {"phase": "dryrun", "result": "failed"}) or 0.0
 
     before = value()
-    job = {"metadata": {"uid": "u-test-once", "labels": {"recall.dev/phase": "dryrun"}},
+    owner = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "name": "inc-1", "uid": "u-inc",
+             "controller": True}
+    job = {"metadata": {"uid": "u-test-once", "labels": {"recall.dev/phase": "dryrun"}, "ownerReferences": [owner]},
            "status": {"conditions": [{"type": "Failed", "status": "True"}]}}
     metrics.job_seen({"metadata": job["metadata"], "status": {}})  # still running: not counted
     metrics.job_seen(job)
     metrics.job_seen(job)
     assert value() == before + 1
+
+
+def test_a_job_someone_else_labelled_adds_no_series() -> None:
+    # Anyone who may create Jobs may copy the labels: a phase of their own would be a new series each.
+    def series() -> int:
+        return sum(len(m.samples) for m in metrics.REGISTRY.collect() if m.name == "recall_jobs")
+
+    before, failed = series(), metrics.REGISTRY.get_sample_value(
+        "recall_jobs_total", {"phase": "run", "result": "failed"}) or 0.0
+    done = {"conditions": [{"type": "Failed", "status": "True"}]}
+    owner = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "name": "inc-1", "uid": "u-inc",
+             "controller": True}
+    for i, (phase, owners) in enumerate((("attacker-chosen-1", [owner]), ("run", []),
+                                         ("run", [{**owner, "controller": False}]),
+                                         ("run", [{**owner, "kind": "Deployment"}]))):
+        metrics.job_seen({"metadata": {"uid": f"u-foreign-{i}", "labels": {"recall.dev/phase": phase},
+                                       "ownerReferences": owners}, "status": done})
+    assert series() == before
+    assert (metrics.REGISTRY.get_sample_value("recall_jobs_total", {"phase": "run", "result": "failed"})
+            or 0.0) == failed
 
 
 def test_json_lines_carry_the_object_kopf_logs_for() -> None:

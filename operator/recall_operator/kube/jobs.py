@@ -241,6 +241,24 @@ def job_manifest(
     }
 
 
+def made_for_an_incident(job: Mapping[str, Any], incident_uid: str | None = None) -> bool:
+    """Whether a Job is shaped like one the operator made: a phase of ours, controlled by an Incident
+    (that one, when its uid is given).
+
+    Anyone who may create Jobs may copy the labels; a label value then must not
+    become a metric's label (unbounded series), nor a Job show under a plan's
+    step. Whoever can create Jobs there can also copy an owner reference: this
+    keeps counts bounded and the panel's steps to their Incident's own Jobs, and
+    says nothing more.
+    """
+    meta = job.get("metadata") or {}
+    if (meta.get("labels") or {}).get(LABEL_PHASE) not in PHASES:
+        return False
+    return any(o.get("controller") is True and o.get("kind") == "Incident" and o.get("apiVersion") == API_VERSION
+               and (incident_uid is None or o.get("uid") == incident_uid)
+               for o in meta.get("ownerReferences") or [] if isinstance(o, Mapping))
+
+
 def job_state(job: Mapping[str, Any]) -> str:
     """running | succeeded | failed, from a Job's status conditions (Complete / Failed are terminal)."""
     status = job.get("status") or {}
