@@ -266,7 +266,22 @@ MALFORMED_HTTP: list[tuple[str, bytes, str | None, int, str]] = [
         json.dumps(webhook({**direct_alert("t6"), "labels": {"alertname": "X", "service": "\u200b\u180e"}})).encode(),
         "application/json",
         422,
-        "the service label has no visible character",
+        "names no service: it has no letter or digit",
+    ),
+    # Visible, but no letter or digit: the API server would refuse it, so the bridge says why first.
+    (
+        "symbol service",
+        json.dumps(webhook({**direct_alert("t8"), "labels": {"alertname": "X", "service": "--"}})).encode(),
+        "application/json",
+        422,
+        "the service label '--' names no service",
+    ),
+    (
+        "integer too long to read",
+        b'{"version": "4", "n": ' + b"1" * 5000 + b"}",
+        "application/json",
+        400,
+        "not valid JSON here",
     ),
     (
         "invisible title",

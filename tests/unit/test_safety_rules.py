@@ -348,9 +348,12 @@ def _alert(service: str, title: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("service", "title", "needle"),
     [
-        ("\u200b", "cart is down", "the service label has no visible character"),
-        ("\u180e\u200b", "cart is down", "the service label has no visible character"),
-        ("\x00", "cart is down", "the service label has no visible character"),
+        ("\u200b", "cart is down", "names no service: it has no letter or digit"),
+        ("\u180e\u200b", "cart is down", "names no service: it has no letter or digit"),
+        ("\x00", "cart is down", "names no service: it has no letter or digit"),
+        # Visible, but the CRD asks a service for a letter or digit: the API server would refuse it.
+        ("--", "cart is down", "the service label '--' names no service"),
+        ("\U0001f525", "cart is down", "names no service: it has no letter or digit"),
         ("cart", "\u200b\u180e", "gives a title with a visible character"),
         ("cart", "\x00\x00", "gives a title with a visible character"),
         ("cart", " \u200b ", "gives a title with a visible character"),
@@ -366,6 +369,10 @@ def test_a_bridge_incident_records_the_bridge_as_opener_and_drops_invisible_char
     result = map_payload(_alert("\u200bcart\x00", "cart\u200b is down"), namespace="ns", received_at=NOW)
     (one,) = result.incidents  # type: ignore[union-attr]
     assert one.manifest["spec"]["service"] == "cart" and one.manifest["spec"]["title"] == "cart is down"
+    # A tab or line break in a service is one space: the CRD takes no control character in it.
+    (tabbed,) = map_payload(_alert("cart\t\napi", "cart is down"), namespace="ns",  # type: ignore[union-attr]
+                            received_at=NOW).incidents
+    assert tabbed.manifest["spec"]["service"] == "cart api"
     annotations = one.manifest["metadata"]["annotations"]
     assert annotations["recall.dev/opened-by"] == BRIDGE_OPENER
     assert annotations["recall.dev/alert-fingerprint"] == "f00d"

@@ -202,6 +202,8 @@ def parse_body(body: bytes) -> Any | BridgeError:
         return BridgeError(400, f"body is not UTF-8: {exc.reason} at byte {exc.start}")
     except json.JSONDecodeError as exc:
         return BridgeError(400, f"body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except ValueError as exc:  # an integer longer than Python reads (4,300 digits)
+        return BridgeError(400, f"body is not valid JSON here: {exc}")
     except RecursionError:
         return BridgeError(400, "body is not valid JSON: nested too deeply")
 
@@ -299,6 +301,11 @@ def visible(value: str) -> bool:
     return any(unicodedata.category(ch)[0] in "LNPS" for ch in value)
 
 
+def named(value: str) -> bool:
+    """Whether the text has a letter or a digit, as the CRD asks of a service."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in value)
+
+
 def _label_value(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text[:MAX_LABEL_VALUE]
@@ -326,7 +333,8 @@ def _service(labels: dict[str, Any]) -> str | None:
     for key in keys:
         value = labels.get(key)
         if isinstance(value, str) and value.strip():
-            return _without_invisible(value).strip()[:MAX_SERVICE]
+            # One line, as the CRD takes it: no tab or line break either.
+            return _one_line(value, MAX_SERVICE)
     return None
 
 
@@ -416,8 +424,8 @@ def alert_to_incident(
     service = _service(labels)
     if service is None:
         return f"labels name no service: set one of {', '.join(SERVICE_LABELS)}"
-    if not visible(service):
-        return "the service label has no visible character (only spaces, control or zero-width characters)"
+    if not named(service):
+        return f"the service label {service!r} names no service: it has no letter or digit"
     alertname = labels.get("alertname") if isinstance(labels.get("alertname"), str) else None
     summary = annotations.get("summary")
     title = _one_line(summary, MAX_TITLE) if isinstance(summary, str) else ""
