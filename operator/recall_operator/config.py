@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field
@@ -175,6 +176,10 @@ class OperatorSettings(BaseModel):
                     f"{_show(riskier_name, more)} is fewer than {_show(safer_name, fewer)}: "
                     f"a {riskier} plan would be easier to run than a {safer} one"
                 )
+        url = urlsplit(self.hindsight_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ConfigError(f"{_show(source['hindsight_url'], self.hindsight_url, quote=True)} is not an "
+                              "http(s) URL with a host")
         if self.cluster and not _DNS_LABEL.match(self.cluster):
             raise ConfigError(f"{_show(source['cluster'], self.cluster, quote=True)} is not a cluster name: "
                               "lowercase letters, digits and '-', at most 63")

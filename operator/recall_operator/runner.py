@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import ipaddress
 import logging
 import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 import kopf
 
@@ -28,7 +29,9 @@ from recall_operator.bridge.server import serve as bridge_serve
 from recall_operator.config import ConfigError, OperatorSettings, env_name, flag_name
 from recall_operator.handlers import load_all
 from recall_operator.kube.client import load_api_models
+from recall_operator.panel.server import PANEL_HOST_PROBLEM
 from recall_operator.panel.server import serve as panel_serve
+from recall_operator.ports import loopback_only, port_number
 
 # The incident module imports the catalog's handlers; execution registers its own.
 HANDLER_MODULES = ("recall_operator.handlers.incident", "recall_operator.handlers.execution")
@@ -90,7 +93,8 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
     if args.panel_port is not None:
         # panel: the read-only memory panel, reading with the operator's own identity.
         shown = [] if args.all_namespaces else list(args.namespace)
-        tasks.append(asyncio.create_task(panel_serve(args.panel_port, shown, args.panel_host)))
+        public = urlsplit(args.panel_url).hostname if args.panel_url else None
+        tasks.append(asyncio.create_task(panel_serve(args.panel_port, shown, args.panel_host, public)))
     operator = kopf.operator(
         standalone=args.peering is None,
         peering_name=args.peering,
@@ -116,16 +120,6 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def loopback_only(host: str) -> bool:
-    """Whether binding `host` keeps the port on this machine (an empty host binds every address)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def bridge_exposure_problem(args: argparse.Namespace) -> str | None:
     """Why the bridge's flags are refused, or None: anyone who reaches it opens Incidents as the operator."""
     if args.bridge_port is None:
@@ -149,7 +143,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help="run the operator against the current kubeconfig")
     p.add_argument("--namespace", "-n", action="append", default=[], help="watch this namespace (repeatable)")
     p.add_argument("--all-namespaces", "-A", action="store_true", help="watch every namespace")
-    p.add_argument("--bridge-port", type=int, default=None, help="serve the Alertmanager webhook on this port")
+    p.add_argument("--bridge-port", type=port_number, default=None, help="serve the Alertmanager webhook on this port")
     p.add_argument("--bridge-host", default="127.0.0.1",
                    help="the address the bridge binds (default 127.0.0.1; 0.0.0.0 in a pod, so that a Service "
                         "reaches it); any address but loopback needs --bridge-token-file")
@@ -158,15 +152,16 @@ def register(subparsers: Any) -> None:
                         "re-read when it changes")
     p.add_argument("--bridge-namespace", default=None,
                    help="where the bridge opens Incidents (default: the first --namespace; with -A, 'default')")
-    p.add_argument("--metrics-port", type=int, default=None,
+    p.add_argument("--metrics-port", type=port_number, default=None,
                    help="serve /metrics (Prometheus), /healthz (liveness) and /readyz (readiness) on this port")
-    p.add_argument("--panel-port", type=int, default=None,
+    p.add_argument("--panel-port", type=port_number, default=None,
                    help="serve the read-only memory panel on this port (off by default)")
     p.add_argument("--panel-url", default=None,
                    help="the memory panel's address as people reach it (http or https); the bridge writes each "
                         "new Incident's page, BASE/ns/NAMESPACE/incidents/NAME, into recall.dev/panel-url")
     p.add_argument("--panel-host", default="127.0.0.1",
-                   help="the address the panel binds (default 127.0.0.1: reach it with kubectl port-forward)")
+                   help="the loopback address the panel binds (default 127.0.0.1: reach it with kubectl "
+                        "port-forward); it answers requests addressed to loopback names and to --panel-url's host")
     p.add_argument("--log-format", choices=logs.FORMATS, default="text",
                    help="text, or json: one object per line with time, level, logger, message, incident")
     p.add_argument("--peering", default=None,
@@ -227,6 +222,9 @@ def main(args: argparse.Namespace) -> int:
     if args.panel_url is not None and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", args.panel_url):
         print(f"recall run: --panel-url {args.panel_url!r} is not an http(s) URL", file=sys.stderr)
         return 2
+    if args.panel_port is not None and not loopback_only(args.panel_host):
+        print(f"recall run: --panel-host {args.panel_host or '(every address)'} {PANEL_HOST_PROBLEM}", file=sys.stderr)
+        return 2
     problem = bridge_exposure_problem(args)
     if problem:
         print(f"recall run: {problem}", file=sys.stderr)
@@ -236,9 +234,24 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"recall run: {exc}", file=sys.stderr)
         return 2
+    store = Path(settings.memory_path).resolve().parent
+    if settings.memory_backend == "embedded" and not store.is_dir():
+        # Opened lazily, it would leave a ready operator triaging every Incident without memory.
+        print(f"recall run: {settings_source(args, 'memory_path')} {settings.memory_path}: "
+              f"directory {store} does not exist", file=sys.stderr)
+        return 2
     logs.configure(args.log_format, logging.DEBUG if args.verbose else logging.INFO)
     try:
         asyncio.run(run_operator(args, settings))
     except KeyboardInterrupt:
         pass
+    except OSError as exc:
+        # A port already taken: say which, without a traceback.
+        print(f"recall run: cannot serve: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     return 0
+
+
+def settings_source(args: argparse.Namespace, name: str) -> str:
+    """Where a setting came from, to name it in a message: its flag when given, else its variable."""
+    return flag_name(name) if getattr(args, f"setting_{name}", None) is not None else env_name(name)

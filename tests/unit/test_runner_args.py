@@ -60,6 +60,28 @@ def test_run_refuses_an_open_bridge(capsys, tmp_path, extra: list[str], message:
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["run", "-A", "--panel-port", "8090", "--panel-host", "0.0.0.0"],
+                                  ["run", "-A", "--panel-port", "8090", "--panel-host", "10.0.0.7"],
+                                  ["panel", "--host", "0.0.0.0"]])
+def test_the_panel_is_never_bound_where_other_hosts_reach_it(capsys, argv: list[str]) -> None:
+    # It has no login and reads every Incident with the identity it runs as.
+    assert main(argv) == 2
+    assert "is reachable from other hosts, and the panel has no login" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "-A", "--metrics-port", "70000"], "--metrics-port: 70000 is not a port: 1 to 65535"),
+    (["run", "-A", "--bridge-port", "-1"], "--bridge-port: -1 is not a port"),
+    (["run", "-A", "--panel-port", "http"], "--panel-port: 'http' is not a port number"),
+    (["panel", "--port", "0"], "--port: 0 is not a port"),
+])
+def test_a_port_out_of_range_is_refused_before_anything_starts(capsys, argv: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("127.0.0.2", True), ("::1", True),
                                                 ("localhost", True), ("0.0.0.0", False), ("", False),
                                                 ("10.0.0.1", False), ("::", False)])
@@ -114,6 +136,12 @@ def test_every_setting_but_the_secrets_has_a_run_flag() -> None:
         (["--memory", "postgres"], {}, "recall run: --memory-backend 'postgres' is not one of embedded, hindsight"),
         ([], {"RECALL_AUTO_DRY_RUN": "sometimes"}, "recall run: RECALL_AUTO_DRY_RUN='sometimes' is not true or false"),
         ([], {"RECALL_APPROVERS_HIGH": "3"}, "RECALL_APPROVERS_CRITICAL=2 is fewer than RECALL_APPROVERS_HIGH=3"),
+        (["--hindsight-url", "notaurl"], {}, "recall run: --hindsight-url 'notaurl' is not an http(s) URL with a host"),
+        ([], {"RECALL_HINDSIGHT_URL": "ftp://h:1"}, "RECALL_HINDSIGHT_URL='ftp://h:1' is not an http(s) URL"),
+        # Opened lazily, a store nobody can create left a ready operator triaging without memory.
+        (["--memory-path", "/nonexistent-dir/x.sqlite3"], {},
+         "recall run: --memory-path /nonexistent-dir/x.sqlite3: directory /nonexistent-dir does not exist"),
+        ([], {"RECALL_MEMORY_PATH": "/nonexistent-dir/x.sqlite3"}, "RECALL_MEMORY_PATH /nonexistent-dir/x.sqlite3:"),
     ],
 )
 def test_run_refuses_a_wrong_setting_naming_its_flag_or_variable(
