@@ -225,6 +225,44 @@ def test_the_opener_cannot_be_rewritten(kubectl: Callable[..., Any], approvers: 
     assert ok.returncode == 0, ok.stderr
 
 
+def test_only_who_opened_an_incident_changes_its_report(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Someone else's open report, rewritten and then resolved by one person, was memory "witnessed".
+
+    mallory copied a recurrence's report over olga's unrelated Incident and
+    recorded "runbook X failed" on it: opened by olga, confirmed by mallory, it
+    counted as two people's word, blocked a runbook the operator saw work and
+    lowered its win rate.
+    """
+    ns = approvers
+    assert create(kubectl, incident(ns, "olgas-disk", "olga"), as_user="olga").returncode == 0
+    assert create(kubectl, incident(ns, "alert-5e1c", BRIDGE_OPENER), as_user=BRIDGE).returncode == 0
+
+    def patch(name: str, spec: dict[str, Any], as_user: str | None) -> Any:
+        return kubectl("patch", "incident", name, "-n", ns, "--type=merge", "-p", json.dumps({"spec": spec}),
+                       as_user=as_user)
+
+    for edit, what in (({"service": "cart"}, "mallory moves olga's report to cart"),
+                       ({"title": "cart p99 over 2s", "symptoms": ["latency-spike"]}, "mallory rewrites it"),
+                       ({"labels": {"team": "cart"}}, "mallory adds labels"),
+                       ({"service": "cart", "resolution": {"summary": "recycled cart: failed",
+                                                           "confirmedBy": "mallory"}},
+                        "mallory rewrites and resolves it in one request")):
+        refused(patch("olgas-disk", edit, "mallory"), "only olga, who opened this Incident, changes its report",
+                "not mallory", what=what)
+    refused(patch("alert-5e1c", {"severity": "low"}, "mallory"),
+            f"only {BRIDGE_OPENER}, who opened this Incident", what="mallory edits an alert's report")
+    refused(patch("olgas-disk", {"description": "it was the cart"}, None), "only olga",
+            what="the admin edits olga's report")
+    # The opener refines her own report; the bridge its alert's; anyone names the service to act on,
+    # and anyone records the outcome of the report as it stands.
+    assert patch("olgas-disk", {"description": "disk 97% on orders-db-2"}, "olga").returncode == 0
+    assert patch("alert-5e1c", {"severity": "critical"}, BRIDGE).returncode == 0
+    ok = patch("olgas-disk", {"parameters": {"SERVICE": "orders-db"}}, "mallory")
+    assert ok.returncode == 0, ok.stderr
+    ok = resolve(kubectl, ns, "olgas-disk", {"summary": "grew the volume", "confirmedBy": "mallory"}, "mallory")
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_only_the_operator_holds_a_deletion(kubectl: Callable[..., Any], approvers: str) -> None:
     """The finalizer recall.dev/outcome holds a deletion while an outcome waits for memory: the
     operator's to add; a person may take it off (the way out when the operator is gone)."""
@@ -344,9 +382,16 @@ def test_an_outcome_is_signed_by_whoever_records_it_and_never_rewritten(
     refused(correct(kubectl, ns, "olgas", [{**fix, "confirmedBy": "olga", "summary": "rewritten"}], "olga"),
             "only grow", what="olga rewrites her correction")
     refused(correct(kubectl, ns, "olgas", [], None), "only grow", what="the admin removes a correction")
+    # mallory copies olga's correction to the end: memory would take it anew, in olga's name.
+    mine = {**fix, "reason": "and the network", "confirmedBy": "mallory"}
+    ok = correct(kubectl, ns, "olgas", [{**fix, "confirmedBy": "olga"}, mine], "mallory")
+    assert ok.returncode == 0, ok.stderr
+    refused(correct(kubectl, ns, "olgas", [{**fix, "confirmedBy": "olga"}, mine, {**fix, "confirmedBy": "olga"}],
+                    "mallory"), "a correction someone else signed cannot be added again",
+            what="mallory replays olga's correction")
     body = json.loads(kubectl("get", "incident", "olgas", "-n", ns, "-o", "json", check=True).stdout)
     assert body["spec"]["resolution"]["confirmedBy"] == "mallory"
-    assert [c["confirmedBy"] for c in body["spec"]["corrections"]] == ["olga"]
+    assert [c["confirmedBy"] for c in body["spec"]["corrections"]] == ["olga", "mallory"]
 
 
 def test_the_report_of_a_resolved_incident_is_never_rewritten(kubectl: Callable[..., Any], approvers: str) -> None:

@@ -295,6 +295,8 @@ BAD_INPUT: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
     ),
     ("runbook-symptom-not-a-tag", "Runbook", _set("symptoms", ["OOM_kill"]), "symptoms are short lowercase tags"),
     # ArchitectureMigration
+    ("migration-blank-keyword", "ArchitectureMigration", _set("impactedFixKeywords", [" "]),
+     "a keyword cannot be blank: it would match every remembered fix"),
     (
         "migration-deduction-above-100",
         "ArchitectureMigration",
