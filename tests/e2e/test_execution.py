@@ -355,3 +355,38 @@ def test_a_finished_step_whose_job_was_deleted_is_not_run_again(env: Env, namesp
     run_jobs = by_step(env.jobs(f"{jobkit.LABEL_PHASE}=run"))
     assert first not in run_jobs, "the deleted step's Job was created again"
     assert set(run_jobs) == set(STEP_NAMES) - {first}
+
+
+def test_a_job_an_admission_policy_forbids_ends_its_step_with_the_policy_s_reason(
+        env: Env, namespace: str, kubectl: Callable[..., Any]) -> None:
+    # A policy engine or a quota answers 403, not 422: the dry-run waited forever with no Job whose
+    # deadline could end it, and the operator's log filled with the same failure every pass.
+    name = f"no-jobs-{namespace}"
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+              "metadata": {"name": name},
+              "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": [
+                  {"apiGroups": ["batch"], "apiVersions": ["*"], "operations": ["CREATE"], "resources": ["jobs"]}]},
+                  "validations": [{"expression": "false", "message": "Jobs need resource limits here",
+                                   "reason": "Forbidden"}]}}
+    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": name},
+               "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
+                   "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}}}
+    probe = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "probe", "namespace": namespace},
+             "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}}}}
+    for obj in (policy, binding):
+        kubectl("apply", "-f", "-", input=json.dumps(obj), check=True)
+    try:
+        wait_for("the policy in force", lambda: "Jobs need resource limits here" in kubectl(
+            "create", "--dry-run=server", "-f", "-", input=json.dumps(probe)).stderr)
+        plan_hash = env.setup()
+        with operator(namespace) as runner:
+            dry = wait_for("the dry-run ended by the refusal", lambda: env.dry_run_done(plan_hash))
+        assert runner.exception is None, runner.output
+        failed = [s for s in dry["steps"] if s["result"] == "failed"]
+        assert failed, dry
+        assert "Jobs need resource limits here" in json.dumps(dry), dry
+        assert env.jobs() == []
+    finally:
+        for obj in (binding, policy):
+            kubectl("delete", obj["kind"], obj["metadata"]["name"])

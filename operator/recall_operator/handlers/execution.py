@@ -272,7 +272,9 @@ async def _create_job(api: Any, manifest: dict[str, Any]) -> tuple[bool, str | N
     except ApiException as exc:
         if exc.status == 409:
             return False, None
-        if exc.status in (400, 422):
+        # 403 too: an admission policy (this chart's, a policy engine's) or a quota says no, and
+        # retrying it would leave the step waiting with no Job whose deadline could end the wait.
+        if exc.status in (400, 403, 422):
             return False, f"the API server refuses Job {manifest['metadata']['name']}: {_api_message(exc)}"
         raise
 
