@@ -17,7 +17,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit
@@ -77,9 +77,9 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
             memory = memo.get("memory")  # opened by the start-up handler; None before it ran
             return memory is not None and await memory.get(name, bridge_ns) is not None
 
-        tasks.append(asyncio.create_task(
-            bridge_serve(args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file,
-                         panel_url=args.panel_url, remembered=remembered)))
+        tasks.append(asyncio.create_task(_serving(f"--bridge-port {args.bridge_port}", bridge_serve(
+            args.bridge_port, bridge_ns, args.bridge_host, token_file=args.bridge_token_file,
+            panel_url=args.panel_url, remembered=remembered))))
     # metrics: /metrics, /healthz and /readyz on --metrics-port (see recall_operator.metrics).
     ready = asyncio.Event()
     # Kopf's own record of the kinds and namespaces it watches; /readyz lists each once.
@@ -89,12 +89,14 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
     insights = Insights()
     if args.metrics_port is not None:
         metrics.count_handler_errors()
-        tasks.append(asyncio.create_task(metrics.serve(args.metrics_port, ready, memo, insights=insights)))
+        tasks.append(asyncio.create_task(_serving(f"--metrics-port {args.metrics_port}", metrics.serve(
+            args.metrics_port, ready, memo, insights=insights))))
     if args.panel_port is not None:
         # panel: the read-only memory panel, reading with the operator's own identity.
         shown = [] if args.all_namespaces else list(args.namespace)
         public = urlsplit(args.panel_url).hostname if args.panel_url else None
-        tasks.append(asyncio.create_task(panel_serve(args.panel_port, shown, args.panel_host, public)))
+        tasks.append(asyncio.create_task(_serving(f"--panel-port {args.panel_port}", panel_serve(
+            args.panel_port, shown, args.panel_host, public))))
     operator = kopf.operator(
         standalone=args.peering is None,
         peering_name=args.peering,
@@ -118,6 +120,19 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class CannotServe(Exception):
+    """A server beside Kopf could not listen: which flag's port, and the system's reason."""
+
+
+async def _serving(flag: str, server: Coroutine[Any, Any, None]) -> None:
+    # Only a server's own OSError (a port taken, an address not here) is said in one line:
+    # any other, from Kopf or the API client, keeps its traceback.
+    try:
+        await server
+    except OSError as exc:
+        raise CannotServe(f"on {flag}: {exc.strerror or exc}") from exc
 
 
 def bridge_exposure_problem(args: argparse.Namespace) -> str | None:
@@ -245,9 +260,9 @@ def main(args: argparse.Namespace) -> int:
         asyncio.run(run_operator(args, settings))
     except KeyboardInterrupt:
         pass
-    except OSError as exc:
+    except CannotServe as exc:
         # A port already taken: say which, without a traceback.
-        print(f"recall run: cannot serve: {exc.strerror or exc}", file=sys.stderr)
+        print(f"recall run: cannot serve {exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,10 @@ from kopf.testing import KopfRunner
 
 from kit import KubeEnv, cart_runbook, kept_default_registry
 from kit import execution_operator as operator
+from recall_operator.api import API_VERSION
 from recall_operator.domain import execution as machine
+from recall_operator.domain.models import IncidentSpec, Runbook, RunbookSpec
+from recall_operator.domain.plan import build_plan
 from recall_operator.handlers import ENV_BACKEND, ENV_PATH
 from recall_operator.kube import jobs as jobkit
 from recall_operator.runner import operator_args
@@ -390,3 +394,67 @@ def test_a_job_an_admission_policy_forbids_ends_its_step_with_the_policy_s_reaso
     finally:
         for obj in (binding, policy):
             kubectl("delete", obj["kind"], obj["metadata"]["name"])
+
+
+def test_a_plan_changed_mid_run_lets_its_step_end_keeps_its_record_and_names_what_ran(
+        env: Env, namespace: str) -> None:
+    # A GitOps sync edits the Runbook while its plan runs. The run used to end at once, Failed with no
+    # steps recorded, its running Job abandoned, and the next Approval started step 1 beside it.
+    plan_hash = env.setup()
+    with operator(namespace) as runner:
+        env.start_run(plan_hash)
+        edited = cart_runbook()
+        edited["steps"][-1]["command"] = ["kubectl", "rollout", "restart", "deployment/$(SERVICE)", "--now"]
+        env.apply({"apiVersion": API_VERSION, "kind": "Runbook", "metadata": {"name": "cart-hot-keys"},
+                   "spec": edited})
+        ex = wait_for("the run to end", lambda: (e := env.status("execution")).get("state") in machine.TERMINAL and e)
+    assert runner.exception is None, runner.output
+    assert ex["reason"].startswith(f"the approved plan {plan_hash} changed"), ex
+    results = {s["name"]: s["result"] for s in ex["steps"]}
+    assert list(results) == STEP_NAMES, ex  # the run's own steps, not the new plan's, nor none
+    ran = [n for n, r in results.items() if r in ("succeeded", "failed")]
+    assert ran and "running" not in results.values(), ex  # the step that ran was let finish
+    assert ex["state"] == "Failed" and f"not rolled back: {', '.join(ran)}" in ex["reason"], ex
+    run_jobs = env.jobs(f"{jobkit.LABEL_PHASE}=run")
+    assert sorted(by_step(run_jobs)) == sorted(ran)
+    assert all(machine.job_times(j)[1] for j in run_jobs), "a step Job was left running"
+    assert env.jobs(f"{jobkit.LABEL_PHASE}=rollback") == []
+
+
+def test_a_job_someone_else_made_under_a_step_s_name_is_not_taken_for_the_step(env: Env, namespace: str) -> None:
+    # Anyone who may create Jobs can make one with a step's name and labels. It was adopted as the step:
+    # suspended, it held the dry-run for ever; finished, it stood for a step that never ran.
+    squatter = jobkit.job_name(INCIDENT, "dryrun", "snapshot", 1)
+    env.apply({"apiVersion": "batch/v1", "kind": "Job",
+               "metadata": {"name": squatter, "labels": {jobkit.LABEL_INCIDENT: INCIDENT, jobkit.LABEL_PHASE: "dryrun",
+                                                         jobkit.LABEL_STEP: "snapshot", jobkit.LABEL_ATTEMPT: "1"},
+                            "annotations": {jobkit.ANN_INCIDENT_NAME: INCIDENT, jobkit.ANN_STEP_NAME: "snapshot"}},
+               "spec": {"suspend": True, "template": {"spec": {"restartPolicy": "Never",
+                                                                "containers": [{"name": "c", "image": "x"}]}}}})
+    plan_hash = env.setup()
+    with operator(namespace) as runner:
+        dry = wait_for("the dry-run to end", lambda: env.dry_run_done(plan_hash))
+    assert runner.exception is None, runner.output
+    steps = {s["name"]: s for s in dry["steps"]}
+    assert steps["snapshot"]["result"] == "failed", steps
+    assert f"Job {squatter} exists and was not made by the operator for this Incident" in steps["snapshot"]["reason"]
+    assert steps["flush-hot-keys"]["result"] == "succeeded" and not dry["ok"], dry
+
+
+def test_an_approval_made_before_its_incident_approves_nothing_of_it(env: Env, namespace: str) -> None:
+    # The planHash is a function of the Runbook and the report, so it can be worked out before the Incident
+    # exists, or was approved for an earlier Incident of the same name: neither is a decision about this one.
+    env.create_runbook("cart-hot-keys", RUNBOOK)
+    early = build_plan(IncidentSpec.model_validate(INCIDENT_SPEC),
+                       Runbook(name="cart-hot-keys", spec=RunbookSpec.model_validate(RUNBOOK))).plan_hash
+    env.approve("approve-early", early)
+    time.sleep(1.1)  # creation times are whole seconds
+    env.create_incident(INCIDENT, INCIDENT_SPEC)
+    assert env.recommend(INCIDENT, INCIDENT_SPEC, "cart-hot-keys", RUNBOOK) == early
+    with operator(namespace) as runner:
+        verdict = wait_for("the early approval judged", lambda: env.approval_state("approve-early").get("state")
+                           and env.approval_state("approve-early"))
+        wait_for("dry-runs finished", lambda: env.dry_run_done(early))
+    assert runner.exception is None, runner.output
+    assert verdict["state"] == "Refused" and verdict["reason"] == machine.EARLIER_INCIDENT.format(incident=INCIDENT)
+    assert not env.status("execution") and env.jobs(f"{jobkit.LABEL_PHASE}=run") == []

@@ -324,3 +324,51 @@ def test_a_step_whose_job_is_gone_keeps_what_status_saw_and_a_running_one_fails(
     assert names[1] + " failed" in d.reason and "deleted" in d.reason
     # A Job that is still there is what counts, whatever status said.
     assert m.recorded_when_gone(execution, {("run", names[1]): "succeeded"})[0] == {("run", names[0]): "succeeded"}
+
+
+CHANGED = "the approved plan p1 changed (now p2)"
+
+
+@pytest.mark.parametrize(
+    "observed,state,reason_has",
+    [
+        # Changed before any step's Job: nothing ran, nothing to check.
+        ({}, "Stopped", "no step had run"),
+        # A step is running: it is left to finish and the run stays Running, so no new run starts beside it.
+        ({("run", "a"): S, ("run", "b"): R}, "Running", "waiting for step b to end"),
+        # A rollback is running: the same.
+        ({("run", "a"): S, ("run", "b"): F, ("rollback", "a"): R}, "Running", "waiting for the rollback of a to end"),
+        # Steps ran and nothing undid them: named, for a person to check (the rollbacks were in the old plan).
+        ({("run", "a"): S, ("run", "b"): S}, "Failed", "not rolled back: a, b (their rollbacks"),
+        ({("run", "a"): S, ("run", "b"): F}, "Failed", "not rolled back: a, b (their rollbacks"),
+        ({("run", "a"): S, ("run", "b"): F, ("rollback", "a"): S}, "Failed", "not rolled back: b (their"),
+        ({("run", "a"): F, ("rollback", "a"): S}, "Failed", "every step that ran was rolled back"),
+    ],
+)
+def test_a_plan_that_changed_mid_run_ends_over_its_own_steps(observed, state, reason_has):
+    d = m.plan_changed(["a", "b", "c"], ["a"], observed, {}, CHANGED)
+    assert d.state == state and d.create is None, d
+    assert d.reason.startswith(CHANGED) and reason_has in d.reason, d.reason
+    # The run's record is kept, not replaced by the new plan's (or by nothing).
+    assert [(s["name"], s["result"]) for s in d.steps] == [
+        (n, observed.get(("run", n), "pending")) for n in ("a", "b", "c")]
+    assert [(r["name"], r["result"]) for r in d.rollbacks] == [("a", observed.get(("rollback", "a"), "pending"))]
+
+
+def _made(name, at, incident="inc"):
+    return {"metadata": {"name": name, "creationTimestamp": at}, "spec": {"incident": incident}}
+
+
+@pytest.mark.parametrize(
+    "approval,counts",
+    [
+        (_made("later", "2026-12-05T10:00:05Z"), True),
+        (_made("same-second", "2026-12-05T10:00:00Z"), True),
+        # Made for an earlier Incident of the same name, deleted and opened again since.
+        (_made("earlier", "2026-12-05T09:59:59Z"), False),
+        (_made("other", "2026-12-05T10:00:05Z", incident="other-inc"), False),
+    ],
+)
+def test_an_approval_is_of_an_incident_it_names_and_does_not_predate(approval, counts):
+    incident = {"metadata": {"name": "inc", "creationTimestamp": "2026-12-05T10:00:00Z"}}
+    assert m.for_this_incident(approval, incident) is counts

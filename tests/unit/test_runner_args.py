@@ -151,3 +151,19 @@ def test_run_refuses_a_wrong_setting_naming_its_flag_or_variable(
         monkeypatch.setenv(name, value)
     assert main(["run", "-A", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_server_that_cannot_listen_is_said_with_its_flag() -> None:
+    import asyncio
+    import socket
+
+    async def listen(port: int) -> None:
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", port)
+        server.close()
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(runner.CannotServe, match=rf"^on --metrics-port {port}: .*in use"):
+            asyncio.run(runner._serving(f"--metrics-port {port}", listen(port)))

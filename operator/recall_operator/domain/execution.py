@@ -222,6 +222,36 @@ def _rollback(
     return RunDecision(ROLLED_BACK, None, f"step {failed}; completed steps rolled back", run_view, rollbacks)
 
 
+def plan_changed(steps: Sequence[str], rollbacks: Sequence[str], observed: Observed, why: Why,
+                 change: str) -> RunDecision:
+    """The run of a plan that changed under it (the Runbook edited, the recommendation re-triaged).
+
+    `steps` and `rollbacks` are the names the run recorded or made Jobs for:
+    the new plan says nothing about the old one. A Job already running is left
+    to finish, as after a rejection, and the run stays Running until it has
+    (so no new run starts beside it); nothing more starts. The rollbacks are
+    in the plan that changed, which the operator no longer has from the
+    Runbook, so the steps that ran are named for a person to check instead.
+    """
+    run_view = [_with_why({"name": n, "result": observed.get(("run", n)) or "pending"}, why.get(("run", n)))
+                for n in steps]
+    undo_view = [_with_why({"name": n, "result": observed.get(("rollback", n)) or "pending"},
+                           why.get(("rollback", n))) for n in rollbacks]
+    busy = [f"{phase} {e['name']}" for phase, view in (("step", run_view), ("the rollback of", undo_view))
+            for e in view if e["result"] == "running"]
+    if busy:
+        return RunDecision(RUNNING, None, f"{change}; nothing more starts: waiting for {', '.join(busy)} to end",
+                           run_view, undo_view)
+    ran = [e["name"] for e in run_view if e["result"] in ("succeeded", "failed")]
+    if not ran:
+        return RunDecision(STOPPED, None, f"{change}; no step had run, and nothing runs", run_view, undo_view)
+    undone = {e["name"] for e in undo_view if e["result"] == "succeeded"}
+    left = [n for n in ran if n not in undone]
+    return RunDecision(FAILED, None, f"{change}; nothing more runs" + (
+        f"; steps that ran and are not rolled back: {', '.join(left)} (their rollbacks were in the plan that "
+        "changed): check them by hand" if left else "; every step that ran was rolled back"), run_view, undo_view)
+
+
 JOB_GONE = ("its Job was deleted before the operator saw it finish: what the step changed is unknown, so it is"
             " not run again")
 
@@ -293,6 +323,27 @@ class Policy:
     others: Sequence[Mapping[str, Any]]  # the incident's other Approval objects, any plan, with status
     now: datetime
     settings: ApprovalSettings
+
+
+EARLIER_INCIDENT = ("made before Incident {incident} was: it was for an earlier Incident of that name, "
+                    "and approves nothing of this one")
+
+
+def for_this_incident(approval: Mapping[str, Any], incident: Mapping[str, Any]) -> bool:
+    """Whether an Approval is of this Incident: it names it, and was made since the Incident was.
+
+    An Incident deleted and opened again under the same name (a recurring
+    alert's fingerprint, a GitOps re-apply) gets the same plan for the same
+    report: a Pending Approval of the old one would otherwise count for the new
+    one, a decision nobody made about it. Times are whole seconds, so one made
+    in the Incident's own second still counts: nobody can approve a plan before
+    the Incident is triaged.
+    """
+    meta = incident.get("metadata") or {}
+    if (approval.get("spec") or {}).get("incident") != meta.get("name"):
+        return False
+    made, opened = (parse_time((o.get("metadata") or {}).get("creationTimestamp")) for o in (approval, incident))
+    return made is None or opened is None or made >= opened
 
 
 def _approval_name(obj: Mapping[str, Any]) -> str:

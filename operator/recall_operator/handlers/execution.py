@@ -72,7 +72,6 @@ from recall_operator.kube.client import Conflict, api_client, apply_status, remo
 from recall_operator.kube.events import event_body, post_or_log
 
 SIMULATE_FAIL_ANNOTATION = "recall.dev/simulate-fail-step"
-ANN_INCIDENT_NAME = "recall.dev/incident-name"  # on each step Job, as kube.jobs writes it
 NO_LOG = "no log available"
 UNSEALED = ("waiting: status.recommendation does not carry this operator's seal (written by someone else, "
             "or before the operator restarted); nothing runs until the operator has triaged the incident itself")
@@ -147,13 +146,19 @@ async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[
     return [s.as_status() for s in plan.steps], plan.parameters, plan.plan_hash, ""
 
 
-async def _list_jobs(api: Any, namespace: str, incident: str) -> dict[str, dict[str, Any]]:
+async def _list_jobs(api: Any, namespace: str, incident: str, uid: str) -> dict[str, dict[str, Any]]:
     """This incident's Jobs. The label is the name made a label value (dots become dashes, a long
-    name is cut and hashed), so `a.b` and `a-b` share it; the annotation holds the exact name."""
+    name is cut and hashed), so `a.b` and `a-b` share it; the annotation holds the exact name.
+
+    Only Jobs this Incident (this very object, by uid) controls: a Job anyone
+    labelled alike, or one an earlier Incident of the same name left for the
+    garbage collector, is not a step of this run and must not pass for one.
+    """
     listing = await asyncio.to_thread(
         k8s.BatchV1Api(api).list_namespaced_job, namespace, label_selector=jobkit.incident_selector(incident))
     return {j["metadata"]["name"]: j for j in _items(api, listing)
-            if (j["metadata"].get("annotations") or {}).get(ANN_INCIDENT_NAME, incident) == incident}
+            if (j["metadata"].get("annotations") or {}).get(jobkit.ANN_INCIDENT_NAME, incident) == incident
+            and jobkit.made_for_an_incident(j, uid)}
 
 
 def _items(api: Any, listing: object) -> list[dict[str, Any]]:
@@ -271,12 +276,34 @@ async def _create_job(api: Any, manifest: dict[str, Any]) -> tuple[bool, str | N
         return True, None
     except ApiException as exc:
         if exc.status == 409:
-            return False, None
+            return False, await _taken_by(api, manifest)
         # 403 too: an admission policy (this chart's, a policy engine's) or a quota says no, and
         # retrying it would leave the step waiting with no Job whose deadline could end the wait.
         if exc.status in (400, 403, 422):
             return False, f"the API server refuses Job {manifest['metadata']['name']}: {_api_message(exc)}"
         raise
+
+
+async def _taken_by(api: Any, manifest: Mapping[str, Any]) -> str | None:
+    """Why the Job that holds this step's name is not the step's, or None when it is.
+
+    The name is the restart-safety record: a 409 normally means an earlier pass
+    made this Job. One the operator did not make for this Incident (another
+    user's, or an earlier same-named Incident's the garbage collector has not
+    removed yet) would otherwise be waited for as the step, and never be.
+    """
+    meta = manifest["metadata"]
+    try:
+        held = await asyncio.to_thread(k8s.BatchV1Api(api).read_namespaced_job, meta["name"], meta["namespace"])
+    except ApiException as exc:
+        if exc.status == 404:
+            return None  # gone since: the next pass creates it
+        raise
+    owner = meta["ownerReferences"][0]["uid"]
+    if jobkit.made_for_an_incident(api.sanitize_for_serialization(held), owner):
+        return None
+    return (f"Job {meta['name']} exists and was not made by the operator for this Incident: the step cannot "
+            "run under its name (delete that Job; this attempt cannot use it)")
 
 
 def _api_message(exc: ApiException) -> str:
@@ -359,7 +386,7 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         return True  # novel/advisory, or no plan yet: nothing ever runs, not even dry-runs
 
     steps, params, built_hash, why_not = await _plan_steps(api, incident)
-    jobs = await _list_jobs(api, namespace, name)
+    jobs = await _list_jobs(api, namespace, name, incident["metadata"]["uid"])
     seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status), ctx.now)
     uid = incident["metadata"]["uid"]
     changes: dict[str, Any] = {}
@@ -451,12 +478,14 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         gone, gone_why = machine.recorded_when_gone(execution, observed)
         observed, why = {**observed, **gone}, {**why, **gone_why}
         if ex.get("planHash") != built_hash or ex.get("planHash") != plan_hash:
-            # The approved plan is no longer what the Runbook/recommendation gives: stop, run nothing new.
-            decision = machine.RunDecision(
-                machine.STOPPED if not _any_run_job(jobs, name, attempt) else machine.FAILED,
-                None,
-                f"the approved plan {ex.get('planHash')} changed ({why_not or 'now ' + str(built_hash)}); nothing more runs",
-            )
+            # The approved plan is no longer what the Runbook/recommendation gives: the run is judged
+            # over its own steps (recorded, or with a Job), not the new plan's.
+            ran, undid = _run_step_names(execution, jobs, attempt)
+            observed, why = seen.observed(name, [{"name": n} for n in [*ran, *undid]], attempt, ("run", "rollback"))
+            gone, gone_why = machine.recorded_when_gone(execution, observed)
+            decision = machine.plan_changed(
+                ran, undid, {**observed, **gone}, {**why, **gone_why},
+                f"the approved plan {ex.get('planHash')} changed ({why_not or 'now ' + str(built_hash or plan_hash)})")
         else:
             dry_done = bool(dry_decision and dry.get("planHash") == plan_hash and dry_decision.done)
             # The approval is re-derived from the Approval objects, never taken from status.
@@ -532,7 +561,6 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
 async def _evidence(api: Any, incident: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]], attempt: int,
                     built_hash: str | None, steps: list[dict[str, Any]]) -> machine.RunEvidence:
     """What the cluster itself shows about this run: Approvals, the recomputed plan, the Jobs made so far."""
-    meta = incident["metadata"]
     started: list[datetime] = []
     used: set[str] = set()
     for job in jobs.values():
@@ -546,7 +574,7 @@ async def _evidence(api: Any, incident: Mapping[str, Any], jobs: Mapping[str, Ma
         else:
             used.update(jobkit.approvals_of(job))
     return machine.RunEvidence(
-        incident=incident, approvals=await _list_approvals(api, meta["namespace"], meta["name"]), plan_hash=built_hash,
+        incident=incident, approvals=await _list_approvals(api, incident), plan_hash=built_hash,
         plan_risk=machine.plan_risk(steps), started_at=min(started) if started else None, used_before=frozenset(used),
     )
 
@@ -562,12 +590,19 @@ def _strip(conditions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in c.items() if k != "lastTransitionTime"} for c in conditions]
 
 
-def _any_run_job(jobs: Mapping[str, Any], incident: str, attempt: int) -> bool:
-    return any(
-        (j.get("metadata") or {}).get("labels", {}).get(jobkit.LABEL_PHASE) in ("run", "rollback")
-        and (j.get("metadata") or {}).get("labels", {}).get(jobkit.LABEL_ATTEMPT) == str(attempt)
-        for j in jobs.values()
-    )
+def _run_step_names(execution: Mapping[str, Any], jobs: Mapping[str, Any], attempt: int) -> tuple[list[str], list[str]]:
+    """The run's step and rollback names: as status recorded them, then any this attempt made a Job for
+    (a pass that created it may have lost its status write)."""
+    names: dict[str, list[str]] = {"run": [], "rollback": []}
+    for phase, key in (("run", "steps"), ("rollback", "rollbacks")):
+        names[phase] = [str(s.get("name")) for s in execution.get(key) or [] if s.get("name")]
+    for j in jobs.values():
+        meta = j.get("metadata") or {}
+        labels, step = meta.get("labels") or {}, (meta.get("annotations") or {}).get(jobkit.ANN_STEP_NAME)
+        if labels.get(jobkit.LABEL_ATTEMPT) == str(attempt) and labels.get(jobkit.LABEL_PHASE) in names and step \
+                and step not in names[labels[jobkit.LABEL_PHASE]]:
+            names[labels[jobkit.LABEL_PHASE]].append(str(step))
+    return names["run"], names["rollback"]
 
 
 def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, results: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -589,10 +624,12 @@ def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, resu
 # -- Approvals ----------------------------------------------------------------
 
 
-async def _list_approvals(api: Any, namespace: str, incident: str) -> list[dict[str, Any]]:
+async def _list_approvals(api: Any, incident: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The Approvals of this Incident: those naming it, made since it was (`machine.for_this_incident`)."""
+    meta = incident["metadata"]
     listing = cast(dict[str, Any], await asyncio.to_thread(
-        k8s.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, namespace, "approvals"))
-    return [a for a in listing.get("items") or [] if (a.get("spec") or {}).get("incident") == incident]
+        k8s.CustomObjectsApi(api).list_namespaced_custom_object, GROUP, VERSION, meta["namespace"], "approvals"))
+    return [a for a in listing.get("items") or [] if machine.for_this_incident(a, incident)]
 
 
 async def _set_approval_state(api: Any, namespace: str, name: str, state: str, reason: str) -> None:
@@ -645,7 +682,12 @@ async def approval_created(name: str, namespace: str | None, spec: Mapping[str, 
                 metrics.approval("Refused")  # metrics
                 return
             st_ = incident.get("status") or {}
-            others = await _list_approvals(ctx.api, namespace, incident_name)
+            if not machine.for_this_incident(approval, incident):
+                patch.status["state"] = "Refused"
+                patch.status["reason"] = machine.EARLIER_INCIDENT.format(incident=incident_name)
+                metrics.approval("Refused")  # metrics
+                return
+            others = await _list_approvals(ctx.api, incident)
             policy = machine.Policy(approval, incident, others, ctx.now, ctx.approval)
             verdict = machine.judge_approval(name, spec, st_.get("recommendation"), st_.get("execution"), policy)
             # A new execution replaces the old one whole: every key of it is this writer's.
@@ -693,7 +735,7 @@ async def job_event(type: str | None, meta: Mapping[str, Any], namespace: str | 
 
 
 def _incident_of(job_meta: Mapping[str, Any]) -> str:
-    return str((job_meta.get("annotations") or {}).get(ANN_INCIDENT_NAME)
+    return str((job_meta.get("annotations") or {}).get(jobkit.ANN_INCIDENT_NAME)
                or (job_meta.get("labels") or {})[jobkit.LABEL_INCIDENT])
 
 

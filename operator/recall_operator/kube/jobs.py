@@ -37,6 +37,9 @@ LABEL_SIMULATE = "recall.dev/simulate"
 ANN_RUNBOOK = "recall.dev/runbook"
 # The Approvals a run's Jobs were made under: a later run may not use them again.
 ANN_APPROVALS = "recall.dev/approvals"
+# The incident's and the step's exact names (their labels are cut and folded to label values).
+ANN_INCIDENT_NAME = "recall.dev/incident-name"
+ANN_STEP_NAME = "recall.dev/step-name"
 
 DEFAULT_SERVICE_ACCOUNT = "recall-runbook-executor"
 # A step may overrun its estimate; the deadline is there to stop a hung step,
@@ -215,8 +218,8 @@ def job_manifest(
             "namespace": namespace,
             "labels": labels,
             "annotations": {
-                "recall.dev/incident-name": incident_name,
-                "recall.dev/step-name": str(step["name"]),
+                ANN_INCIDENT_NAME: incident_name,
+                ANN_STEP_NAME: str(step["name"]),
                 **({ANN_RUNBOOK: runbook} if runbook else {}),
                 **({ANN_APPROVALS: ",".join(a for a in approvals if a)} if any(approvals) else {}),
             },
