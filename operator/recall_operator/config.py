@@ -123,7 +123,7 @@ class OperatorSettings(BaseModel):
     weight_runbook: float = _weight(_WEIGHTS.runbook, "runbook")
     weight_dna: float = _weight(_WEIGHTS.dna, "dna")
     # approvals
-    four_eyes: bool = Field(_APPROVAL.four_eyes, description="the approver may not be who opened the incident")
+    four_eyes: bool = Field(_APPROVAL.four_eyes, description="the approver may not be who opened the incident, nor who last set its parameters")
     approval_expiry_minutes: float = Field(
         _APPROVAL.approval_ttl.total_seconds() / 60 if _APPROVAL.approval_ttl else 0.0,
         ge=0, le=_MAX_EXPIRY_MINUTES, description="an Approval older than this no longer counts (0: never expires)")

@@ -119,6 +119,24 @@ def test_the_opener_cannot_approve_and_another_person_can(env: Env, namespace: s
     assert {j["spec"]["template"]["spec"]["serviceAccountName"] for j in jobs} == {"payments-runner"}
 
 
+def test_who_set_the_parameters_cannot_approve_the_plan_they_run_with(env: Env, namespace: str) -> None:
+    # Admission signs the parameters with who set them (tests/integration/test_admission.py); here the
+    # test signs them itself, as admission would have.
+    plan_hash = env.setup()
+    env.kubectl("annotate", "incidents.recall.dev", INCIDENT, "-n", namespace, "recall.dev/parameters-by=dave",
+                check=True)
+    with run_operator(namespace) as runner:
+        wait_for("dry-run results", lambda: env.dry_run_done(plan_hash))
+        env.approve("by-dave", plan_hash, "dave")
+        refused = env.judged("by-dave")
+        assert env.status("execution") == {} and env.jobs("run") == []
+        env.approve("by-bob", plan_hash, "bob")
+        accepted = env.judged("by-bob")
+    assert runner.exception is None, runner.output
+    assert refused["state"] == "Refused" and "dave set the incident's parameters" in refused["reason"], refused
+    assert accepted["state"] == "Accepted", accepted
+
+
 def test_critical_plan_needs_two_distinct_approvers(env: Env, namespace: str) -> None:
     plan_hash = env.setup(risk="critical")
     with run_operator(namespace) as runner:

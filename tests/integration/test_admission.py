@@ -31,6 +31,7 @@ OPERATOR = BRIDGE
 BRIDGE_OPENER = "system:recall:alertmanager-bridge"
 OUTCOME_HOLD = "recall.dev/outcome"
 OPENED_BY = "recall.dev/opened-by"
+PARAMETERS_BY = "recall.dev/parameters-by"
 PLAN = "9f2c0a1b9f2c0a1b"
 REFUSED: list[str] = []  # bad inputs the API server refused, for the report
 
@@ -257,10 +258,46 @@ def test_only_who_opened_an_incident_changes_its_report(kubectl: Callable[..., A
     # and anyone records the outcome of the report as it stands.
     assert patch("olgas-disk", {"description": "disk 97% on orders-db-2"}, "olga").returncode == 0
     assert patch("alert-5e1c", {"severity": "critical"}, BRIDGE).returncode == 0
-    ok = patch("olgas-disk", {"parameters": {"SERVICE": "orders-db"}}, "mallory")
+    ok = kubectl("patch", "incident", "olgas-disk", "-n", ns, "--type=merge", "-p", json.dumps(
+        {"metadata": {"annotations": {PARAMETERS_BY: "mallory"}}, "spec": {"parameters": {"SERVICE": "orders-db"}}}),
+        as_user="mallory")
     assert ok.returncode == 0, ok.stderr
     ok = resolve(kubectl, ns, "olgas-disk", {"summary": "grew the volume", "confirmedBy": "mallory"}, "mallory")
     assert ok.returncode == 0, ok.stderr
+
+
+def test_who_sets_the_parameters_signs_them(kubectl: Callable[..., Any], approvers: str) -> None:
+    """mallory pointed olga's plan at another deployment and then approved it: four-eyes saw olga open
+    it and mallory approve, two people, while mallory alone chose what ran. The parameters now carry
+    who set them, and four-eyes does not count that person as an approver (domain.approval_rules)."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "olgas-cart", "olga"), as_user="olga").returncode == 0
+
+    def patch(body: dict[str, Any], as_user: str | None) -> Any:
+        return kubectl("patch", "incident", "olgas-cart", "-n", ns, "--type=merge", "-p", json.dumps(body),
+                       as_user=as_user)
+
+    def signed(user: str | None) -> dict[str, Any]:
+        return {"metadata": {"annotations": {PARAMETERS_BY: user}}}
+
+    params = {"spec": {"parameters": {"SERVICE": "cart-canary"}}}
+    refused(patch(params, "mallory"), "changing spec.parameters takes the annotation recall.dev/parameters-by: mallory",
+            what="mallory sets the parameters without saying so")
+    refused(patch({**params, **signed("bob")}, "mallory"), "recall.dev/parameters-by: mallory",
+            what="mallory sets the parameters in bob's name")
+    refused(patch(signed("mallory"), "mallory"), "changes only with spec.parameters",
+            what="mallory claims parameters she did not set")
+    ok = patch({**params, **signed("mallory")}, "mallory")
+    assert ok.returncode == 0, ok.stderr
+    refused(patch(signed(None), "mallory"), "changes only with spec.parameters", what="mallory removes her name")
+    refused(patch({"metadata": {"annotations": {PARAMETERS_BY: "olga"}}}, "olga"),
+            "changes only with spec.parameters", what="olga takes mallory's values as her own")
+    # Anything else of the Incident is changed as before, the name standing.
+    assert patch({"spec": {"description": "canary first"}}, "olga").returncode == 0
+    opened = incident(ns, "olgas-other", "olga")
+    opened["metadata"]["annotations"][PARAMETERS_BY] = "bob"
+    refused(create(kubectl, opened, as_user="olga"), "(on create: you, olga)",
+            what="olga opens an Incident whose parameters she says bob set")
 
 
 def test_only_the_operator_holds_a_deletion(kubectl: Callable[..., Any], approvers: str) -> None:

@@ -117,3 +117,22 @@ def test_only_pending_approvals_past_their_expiry_have_lapsed() -> None:
     ]
     assert lapsed_pending(approvals, now, hour) == ["old-pending"]
     assert lapsed_pending(approvals, now, ApprovalSettings(approval_ttl=None)) == []
+
+
+# (id, approval, others, settings, accepted, words): alice opened the incident, dave set its parameters.
+CHOSEN = [
+    ("chooser-cannot-approve", appr("a", "dave"), [], ON, False, "dave set the incident's parameters"),
+    ("chooser-may-when-off", appr("a", "dave"), [], OFF, True, "approved by dave"),
+    ("another-person-approves", appr("a", "bob"), [], ON, True, "approved by bob"),
+    ("critical-chooser-does-not-count", appr("b", "bob"), [appr("a", "dave")], ON, False, "has 1"),
+    ("critical-two-others", appr("b", "bob"), [appr("a", "carol")], ON, True, "approved by bob, carol"),
+]
+
+
+@pytest.mark.parametrize("approval,others,settings,accepted,words", [c[1:] for c in CHOSEN],
+                         ids=[c[0] for c in CHOSEN])
+def test_who_chose_the_parameters_is_not_an_approver_of_the_plan_they_run_with(
+        approval, others, settings, accepted, words):
+    risk = "critical" if others else "high"
+    check = check_approval(approval, "alice", risk, others, NOW, settings, parameters_by="dave")
+    assert check.accepted is accepted and words in check.reason, check.reason

@@ -216,6 +216,18 @@ def test_four_eyes_refuses_the_opener_and_starts_nothing():
     assert judge(approval_obj("ap-1", approver="bob")).state == "Accepted"
 
 
+def test_four_eyes_refuses_who_set_the_parameters_as_it_refuses_the_opener():
+    # bob sets the values the plan runs with, then approves it: one person chose and approved it.
+    chosen = {"metadata": {"name": "inc", "annotations": {"recall.dev/opened-by": "alice",
+                                                          "recall.dev/parameters-by": "bob"}}}
+    v = m.judge_approval("ap-1", approval_obj("ap-1")["spec"], REC, None,
+                         m.Policy(approval_obj("ap-1"), chosen, [], NOW, ApprovalSettings()))
+    assert (v.state, v.execution) == ("Refused", None) and "bob set the incident's parameters" in v.reason
+    carol = approval_obj("ap-2", approver="carol")
+    assert m.judge_approval("ap-2", carol["spec"], REC, None,
+                            m.Policy(carol, chosen, [], NOW, ApprovalSettings())).state == "Accepted"
+
+
 def test_an_incident_opened_by_automation_has_no_opener_to_refuse():
     assert judge(approval_obj("ap-1", approver="alice"), opener=None).state == "Accepted"
 

@@ -77,6 +77,10 @@ EXEC = {"planHash": PLAN, "approval": "a1", "approvals": ["a1"], "state": "Runni
         (EXEC, evidence([approval("a1", "bob", decision="reject")]), "is not an approval"),
         # four-eyes, from the Approval's own spec: the opener approved
         (EXEC, evidence([approval("a1", "olga")]), "four-eyes"),
+        # four-eyes: the approver set the values the plan runs with
+        (EXEC, evidence([approval("a1", "bob")], inc={**incident(), "metadata": {
+            "name": "inc-1", "annotations": {"recall.dev/opened-by": "olga", "recall.dev/parameters-by": "bob"}}}),
+         "bob set the incident's parameters"),
         # a critical plan needs two people; the execution names one
         (EXEC, evidence([approval("a1", "bob")], risk="critical"), "needs 2 distinct approvers"),
         # a bridge-opened incident needs two people whatever the risk

@@ -30,6 +30,8 @@ from typing import Any, NamedTuple
 from recall_operator.domain.times import parse_time
 
 OPENED_BY_ANNOTATION = "recall.dev/opened-by"
+# Who last changed spec.parameters: admission (recall-incident-opener) lets only that user write it.
+PARAMETERS_BY_ANNOTATION = "recall.dev/parameters-by"
 # The opener the alert bridge records: admission lets only the operator's
 # ServiceAccount write it, and no person can be it (usernames are not "system:recall:" ones).
 BRIDGE_OPENER = "system:recall:alertmanager-bridge"
@@ -65,6 +67,18 @@ def opened_by(incident: Mapping[str, Any]) -> str | None:
     """The admission-checked opener of an Incident, or None when automation opened it."""
     annotations = (incident.get("metadata") or {}).get("annotations") or {}
     value = annotations.get(OPENED_BY_ANNOTATION)
+    return str(value) if value else None
+
+
+def parameters_chosen_by(incident: Mapping[str, Any]) -> str | None:
+    """Who last changed the Incident's spec.parameters, admission-checked; None when nobody but its opener did.
+
+    The parameters are values the plan runs with (which deployment, how many
+    replicas): whoever chose them chose part of the plan, and four-eyes keeps
+    them from approving it alone, as it keeps the opener.
+    """
+    annotations = (incident.get("metadata") or {}).get("annotations") or {}
+    value = annotations.get(PARAMETERS_BY_ANNOTATION)
     return str(value) if value else None
 
 
@@ -122,8 +136,12 @@ def check_approval(
     other_approvers: Iterable[Mapping[str, Any]],
     now: datetime,
     settings: ApprovalSettings | None = None,
+    parameters_by: str | None = None,
 ) -> ApprovalCheck:
     """Whether `approval` lets its plan run now, and why (not).
+
+    Four-eyes counts neither the opener nor who last set the incident's
+    parameters (`parameters_by`) as an approver of its plan.
 
     `approval` is an Approval object (or its spec); `other_approvers` are the
     other Approvals of the same Incident (any plan; only those of this
@@ -162,6 +180,11 @@ def check_approval(
         return ApprovalCheck(
             False, f"four-eyes: {approver} opened the incident and cannot approve its plan; another person must"
         )
+    if settings.four_eyes and parameters_by is not None and approver == parameters_by:
+        return ApprovalCheck(
+            False, f"four-eyes: {approver} set the incident's parameters (values its plan runs with) and cannot "
+            "approve that plan; another person must"
+        )
     if _expired(approval, now, settings):
         return ApprovalCheck(False, f"the Approval by {approver} expired (older than {settings.approval_ttl}); approve again")
 
@@ -171,7 +194,7 @@ def check_approval(
         who = str(ospec.get("approver") or "")
         if ospec.get("decision") != "approve" or not who:
             continue
-        if settings.four_eyes and incident_opened_by is not None and who == incident_opened_by:
+        if settings.four_eyes and who in {incident_opened_by, parameters_by} - {None}:
             continue
         if _expired(other, now, settings):
             continue

@@ -54,7 +54,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from recall_operator.domain.approval_rules import ApprovalSettings, check_approval, opened_by, resolved_by
+from recall_operator.domain.approval_rules import (
+    ApprovalSettings,
+    check_approval,
+    opened_by,
+    parameters_chosen_by,
+    resolved_by,
+)
 from recall_operator.domain.models import riskiest
 from recall_operator.domain.times import parse_time
 
@@ -370,12 +376,12 @@ def _policy_verdict(own: str, policy: Policy, risk: str | None) -> tuple[str, st
     reading the reason text: alone and without expiry (four-eyes), alone with
     expiry (expired), with the others but needing one approver (a rejection).
     """
-    opener = opened_by(policy.incident)
+    opener, chooser = opened_by(policy.incident), parameters_chosen_by(policy.incident)
     s = policy.settings
     # Whether one Approval is valid on its own: the count a bridge-opened incident needs is asked only in `full`.
     single = replace(s, bridge_approvers=1)
     others = _counting(policy, own)
-    full = check_approval(policy.approval, opener, risk, others, policy.now, s)
+    full = check_approval(policy.approval, opener, risk, others, policy.now, s, chooser)
     counted = [(own, str((policy.approval.get("spec") or {}).get("approver") or ""))]
     if full.accepted:
         plan = (policy.approval.get("spec") or {}).get("planHash")
@@ -383,14 +389,15 @@ def _policy_verdict(own: str, policy: Policy, risk: str | None) -> tuple[str, st
             ospec = o.get("spec") or {}
             if ospec.get("planHash") != plan or ospec.get("decision") != "approve":
                 continue
-            if check_approval(o, opener, None, [], policy.now, single).accepted:
+            if check_approval(o, opener, None, [], policy.now, single, chooser).accepted:
                 counted.append((_approval_name(o), str(ospec.get("approver"))))
         return "Accepted", full.reason, counted
-    if not check_approval(policy.approval, opener, None, [], policy.now, replace(single, approval_ttl=None)).accepted:
+    if not check_approval(policy.approval, opener, None, [], policy.now, replace(single, approval_ttl=None),
+                          chooser).accepted:
         return "Refused", full.reason, []  # four-eyes, or a malformed Approval
     if not check_approval(policy.approval, None, None, [], policy.now, s).accepted:
         return "Expired", full.reason, []
-    if check_approval(policy.approval, opener, None, others, policy.now, single).accepted:
+    if check_approval(policy.approval, opener, None, others, policy.now, single, chooser).accepted:
         return "Pending", full.reason, []  # valid, but the plan's risk needs more distinct approvers
     return "Refused", full.reason, []  # someone rejected this plan
 
@@ -560,7 +567,7 @@ def verify_approvals(execution: Mapping[str, Any], evidence: RunEvidence, now: d
     at = evidence.started_at or now
     rejections = [a for a in evidence.approvals if (a.get("spec") or {}).get("decision") == "reject"]
     check = check_approval(named[0], opened_by(evidence.incident), evidence.plan_risk, [*named[1:], *rejections],
-                           at, settings)
+                           at, settings, parameters_chosen_by(evidence.incident))
     return None if check.accepted else check.reason
 
 
