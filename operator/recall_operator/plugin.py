@@ -33,6 +33,7 @@ from recall_operator.api import GROUP, VERSION
 RESULTS = ("succeeded", "failed", "partial")
 MERGE_PATCH = "application/merge-patch+json"
 NAME_MAX = 253
+USER_LABEL_MAX = 63  # of a user in an Approval's name; a longer one is cut and keeps a digest
 
 
 class PluginError(Exception):
@@ -312,14 +313,20 @@ def dns_label(text: str) -> str:
 
 
 def approval_name(incident: str, plan_hash: str, user: str, decision: str = "approve") -> str:
+    """`<incident>-<plan>-<user>[-reject]`: one name per person, plan and decision.
+
+    What tells people and decisions apart (the user, its digest, `-reject`) is
+    never cut: a long name gives up the end of the incident's name instead, so
+    two people's decisions do not meet under one name and fall back to a
+    generated one (`Cluster.create_approval`).
+    """
     label = dns_label(user)
-    if label != user:
+    if label != user or len(label) > USER_LABEL_MAX:
         # alice.b and alice-b would share one name: a digest of the user name keeps them apart.
-        label = f"{label}-{hashlib.sha256(user.encode()).hexdigest()[:6]}"
-    base = f"{incident}-{plan_hash[:8]}-{label}"
-    if decision == "reject":
-        base += "-reject"
-    return base[:NAME_MAX].rstrip("-")
+        label = f"{label[:USER_LABEL_MAX].rstrip('-')}-{hashlib.sha256(user.encode()).hexdigest()[:6]}"
+    tail = f"-{plan_hash[:8]}-{label}" + ("-reject" if decision == "reject" else "")
+    head = incident[:NAME_MAX - len(tail)].rstrip("-.")
+    return f"{head}{tail}"
 
 
 def approval_manifest(incident: str, namespace: str, plan_hash: str, user: str, decision: str,

@@ -223,6 +223,13 @@ def test_why_shows_a_half_approved_plan_and_who_approved_it() -> None:
 def test_approval_names_keep_people_apart_and_a_found_one_is_yours_only_if_it_says_so() -> None:
     from recall_operator.plugin import approval_manifest, approval_name, same_decision
 
+    # However long the incident's or the user's name, who decided and how stays in the name.
+    long_incident, long_user = "i" * 250, "someone@" + "x" * 300 + ".example"
+    names = {approval_name(long_incident, "0123456789abcdef", u, d)
+             for u in ("alice", "bob", long_user, long_user + "2") for d in ("approve", "reject")}
+    assert len(names) == 8 and all(len(n) <= 253 and n[-1].isalnum() for n in names), names
+    assert approval_name(long_incident, "0123456789abcdef", "bob", "reject").endswith("-01234567-bob-reject")
+
     assert approval_name("inc-1", "0123456789abcdef", "bob") == "inc-1-01234567-bob"
     dotted, dashed = approval_name("inc-1", "0123456789abcdef", "alice.b"), approval_name(
         "inc-1", "0123456789abcdef", "alice-b")

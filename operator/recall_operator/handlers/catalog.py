@@ -150,13 +150,15 @@ async def topology_ignored(
     the Event is where its author looks (`kubectl describe configmap`).
     """
     read = read_topology(name, body)
+    # The version said, by ConfigMap uid: one entry per broken ConfigMap, dropped once fixed or gone.
+    said: dict[str, str] = memo.setdefault("topologies_ignored", {})
+    uid, version = str(meta.get("uid")), str(meta.get("resourceVersion"))
     if _gone(event, meta) or not isinstance(read, IgnoredTopology):
+        said.pop(uid, None)
         return
-    said: set[tuple[str, str]] = memo.setdefault("topologies_ignored", set())
-    version = (str(meta.get("uid")), str(meta.get("resourceVersion")))
-    if version in said:
+    if said.get(uid) == version:
         return
-    said.add(version)
+    said[uid] = version
     kopf_logger.warning(f"ConfigMap {namespaced(namespace)}/{name}: {read.warning}")
     await asyncio.to_thread(post_or_log, memo.api, event_body(
         {**body, "metadata": {**meta, "namespace": namespaced(namespace)}}, "Warning", "TopologyIgnored",
