@@ -7,6 +7,7 @@ finds it on PATH. It talks to the cluster of the current kubeconfig (or
     kubectl recall why INCIDENT [-n NS]
     kubectl recall approve INCIDENT [--reason TEXT] [--yes]
     kubectl recall reject INCIDENT --reason TEXT
+    kubectl recall set INCIDENT NAME=VALUE ... (NAME= removes it)
     kubectl recall resolve INCIDENT --root-cause TEXT --summary TEXT [--runbook RB]
                                     --action "what was done=succeeded|failed|partial" ... [--confirmed-by USER]
 
@@ -29,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recall_operator.api import GROUP, VERSION
+from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION
 
 RESULTS = ("succeeded", "failed", "partial")
 MERGE_PATCH = "application/merge-patch+json"
@@ -503,6 +505,11 @@ class Cluster:
                 "spec": {"corrections": [*corrections, value]}}
         return self._patch_spec(str(meta.get("name")), body, "the correction")
 
+    def set_parameters(self, name: str, values: Mapping[str, str | None], user: str) -> dict[str, Any]:
+        """Set (None: remove) spec.parameters, signed with who set them in the same request, as admission asks."""
+        body = {"metadata": {"annotations": {PARAMETERS_BY_ANNOTATION: user}}, "spec": {"parameters": dict(values)}}
+        return self._patch_spec(name, body, "the parameters")
+
     def _patch_spec(self, name: str, body: dict[str, Any], what: str) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
@@ -594,6 +601,31 @@ def _ask(label: str) -> str:
     return input(f"{label}: ").strip()
 
 
+def parse_parameters(pairs: Sequence[str]) -> dict[str, str | None]:
+    """NAME=VALUE pairs, in order (a later one wins); `NAME=` removes NAME."""
+    values: dict[str, str | None] = {}
+    for pair in pairs:
+        name, eq, value = pair.partition("=")
+        if not eq or not name.strip():
+            raise PluginError(f"{pair!r} is not NAME=VALUE (NAME= removes a parameter)")
+        values[name.strip()] = value if value else None
+    return values
+
+
+def cmd_set(cluster: Cluster, args: argparse.Namespace) -> int:
+    values = parse_parameters(args.values)
+    incident = cluster.incident(args.incident)
+    if (incident.get("spec") or {}).get("resolution"):
+        raise PluginError(f"incident {args.incident} is resolved: its report, parameters included, is frozen")
+    user = cluster.username()
+    held = cluster.set_parameters(args.incident, values, user)
+    now = (held.get("spec") or {}).get("parameters") or {}
+    shown_values = ", ".join(f"{k}={shown(v)}" for k, v in sorted(now.items())) or "none"
+    print(f"parameters of {args.incident} now: {shown_values}; set by {user}, who cannot approve a plan that runs "
+          "with them (four-eyes). The operator triages it again; check: kubectl recall why " + args.incident)
+    return 0
+
+
 def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
     incident = cluster.incident(args.incident)
     old = (incident.get("spec") or {}).get("resolution")
@@ -635,7 +667,7 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kubectl recall", description="Incident memory: why, approve, reject, resolve.")
+    p = argparse.ArgumentParser(prog="kubectl recall", description="Incident memory: why, approve, reject, set, resolve.")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-n", "--namespace", default=None, help="the Incident's namespace (default: the context's)")
     common.add_argument("--kubeconfig", default=None)
@@ -656,6 +688,12 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
         a.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the operator's verdict (0: don't)")
         a.set_defaults(func=func)
+
+    sp = sub.add_parser("set", parents=[common],
+                        help="set the values the plan runs with (spec.parameters), signed as you")
+    sp.add_argument("incident")
+    sp.add_argument("values", nargs="+", metavar="NAME=VALUE", help="NAME= removes NAME")
+    sp.set_defaults(func=cmd_set)
 
     r = sub.add_parser("resolve", parents=[common], help="record the human-confirmed outcome")
     r.add_argument("incident")

@@ -262,3 +262,33 @@ def test_an_approval_name_taken_by_someone_else_is_never_reported_as_yours(
     theirs = json.loads(kubectl("get", "approvals.recall.dev", taken, "-n", namespace, "-o", "json",
                                 check=True).stdout)
     assert theirs["spec"]["approver"] == "mallory" and theirs["spec"]["planHash"] == "0123456789abcdef"
+
+
+def test_set_signs_the_parameters_and_their_setter_cannot_approve_the_plan(
+        operator: Any, kubectl: Any, namespace: str) -> None:
+    # bob, a responder and an approver, points the plan at other values and then approves it himself:
+    # four-eyes would have seen two people (whoever opened it, and bob) where bob alone chose what runs.
+    _recurrence(kubectl, namespace, "inc-set")
+    manifests = Path(__file__).resolve().parents[2] / "manifests"
+    proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
+                   "-f", str(manifests / "namespace-restricted.yaml"), "-f", str(manifests / "rbac.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    for user, role in (("bob", "recall-responder"), ("bob", "recall-approver"), ("carol", "recall-approver")):
+        kubectl("create", "rolebinding", f"{role}-{user}", f"--clusterrole={role}", f"--user={user}",
+                "-n", namespace, check=True)
+
+    bad = recall("set", "inc-set", "CACHE", "-n", namespace, "--as", "bob")
+    assert bad.returncode == 1 and "'CACHE' is not NAME=VALUE" in bad.stderr, bad.stderr
+    done = recall("set", "inc-set", "CACHE=cart-cache-2", "-n", namespace, "--as", "bob")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "parameters of inc-set now: CACHE=cart-cache-2; set by bob" in done.stdout
+    body = json.loads(kubectl("get", "incidents.recall.dev", "inc-set", "-n", namespace, "-o", "json",
+                              check=True).stdout)
+    assert body["metadata"]["annotations"]["recall.dev/parameters-by"] == "bob"
+    assert body["spec"]["parameters"] == {"CACHE": "cart-cache-2"}
+
+    by_bob = recall("approve", "inc-set", "-n", namespace, "--as", "bob", "--yes", "--wait", "60")
+    assert by_bob.returncode == 1 and "operator: Refused" in by_bob.stdout, by_bob.stdout + by_bob.stderr
+    assert "bob set the incident's parameters" in by_bob.stdout
+    by_carol = recall("approve", "inc-set", "-n", namespace, "--as", "carol", "--yes", "--wait", "60")
+    assert by_carol.returncode == 0 and "operator: Accepted" in by_carol.stdout, by_carol.stdout + by_carol.stderr

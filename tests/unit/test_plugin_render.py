@@ -268,3 +268,13 @@ def test_plan_shows_the_image_and_the_deadline_it_is_hashed_with() -> None:
     rec["steps"][0]["timeoutSeconds"] = 300
     plan = plugin.render_plan(rec)
     assert "     image:    kubectl:1.36; deadline 300 s" in plan.splitlines()
+
+
+def test_set_reads_name_value_pairs_and_refuses_what_is_not_one() -> None:
+    from recall_operator.plugin import PluginError, parse_parameters
+
+    assert parse_parameters(["SERVICE=cart", "REPLICAS=3", "OLD=", "SERVICE=cart-canary", "URL=a=b"]) == {
+        "SERVICE": "cart-canary", "REPLICAS": "3", "OLD": None, "URL": "a=b"}
+    for bad in ("SERVICE", "=cart", " =x"):
+        with pytest.raises(PluginError, match="is not NAME=VALUE"):
+            parse_parameters([bad])
