@@ -300,6 +300,42 @@ def test_who_sets_the_parameters_signs_them(kubectl: Callable[..., Any], approve
             what="olga opens an Incident whose parameters she says bob set")
 
 
+def test_on_1_36_the_api_server_signs_the_parameters_itself(kubectl: Callable[..., Any], approvers: str) -> None:
+    """With manifests/parameters-signature.yaml a plain edit of the parameters is signed for its author;
+    whatever name the request claims, the one written is the user's."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "olgas-queue", "olga"), as_user="olga").returncode == 0
+    signature = [d for d in yaml.safe_load_all((MANIFESTS / "parameters-signature.yaml").read_text()) if d]
+
+    def edit(values: dict[str, Any], claimed: str | None = None, dry_run: bool = False, who: str = "mallory") -> Any:
+        body: dict[str, Any] = {"spec": {"parameters": values}}
+        if claimed:
+            body["metadata"] = {"annotations": {PARAMETERS_BY: claimed}}
+        return kubectl("patch", "incident", "olgas-queue", "-n", ns, "--type=merge", "-p", json.dumps(body),
+                       *(["--dry-run=server"] if dry_run else []), as_user=who)
+
+    apply_files(kubectl, "parameters-signature.yaml")
+    try:
+        wait_for("the signature policy in force", lambda: edit({"QUEUE": "probe"}, dry_run=True).returncode == 0,
+                 deadline=90)
+        for values, claimed in (({"QUEUE": "billing"}, None), ({"QUEUE": "billing-2"}, "bob")):
+            done = edit(values, claimed)
+            assert done.returncode == 0, done.stderr
+            meta = json.loads(kubectl("get", "incident", "olgas-queue", "-n", ns, "-o", "json", check=True).stdout)
+            assert meta["metadata"]["annotations"][PARAMETERS_BY] == "mallory", meta["metadata"]
+        # Anything else of the Incident is not signed: the name stands, and cannot be taken.
+        refused(kubectl("patch", "incident", "olgas-queue", "-n", ns, "--type=merge", "-p", json.dumps(
+            {"metadata": {"annotations": {PARAMETERS_BY: "olga"}}}), as_user="olga"),
+            "changes only with spec.parameters", what="olga takes mallory's values as hers, signature on")
+    finally:
+        for d in signature:
+            kubectl("delete", d["kind"].lower() + ".admissionregistration.k8s.io", d["metadata"]["name"],
+                    "--ignore-not-found")
+        # Signed by mallory now: olga's unsigned change is refused again once the policy is gone.
+        wait_for("the signature policy gone", lambda: edit({"QUEUE": "probe-2"}, dry_run=True, who="olga")
+                 .returncode != 0, deadline=90)
+
+
 def test_only_the_operator_holds_a_deletion(kubectl: Callable[..., Any], approvers: str) -> None:
     """The finalizer recall.dev/outcome holds a deletion while an outcome waits for memory: the
     operator's to add; a person may take it off (the way out when the operator is gone)."""

@@ -144,6 +144,10 @@ def test_every_install_command_runs(
                               check=True).stdout)
     assert hold["spec"]["policyName"] == f"recall-outcome-hold-{ns}" and hold["spec"]["matchResources"][
         "namespaceSelector"] == {}, hold["spec"]
+    # And it signs the parameters (with the validating policies, cluster-wide).
+    signature = json.loads(kubectl("get", "mutatingadmissionpolicybinding", f"recall-parameters-signature-{ns}",
+                                   "-o", "json", check=True).stdout)
+    assert signature["spec"]["policyName"] == f"recall-parameters-signature-{ns}", signature["spec"]
     cm = json.loads(kubectl("get", "configmap", "argocd-cm", "-n", argocd, "-o", "json", check=True).stdout)
     assert cm["data"]["url"] == "https://argocd.example"  # a merge: what was there stays
     assert cm["data"]["resource.customizations.health.recall.dev_Incident"] == (

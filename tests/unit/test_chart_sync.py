@@ -119,15 +119,33 @@ def test_the_chart_holds_outcomes_as_the_plain_manifest_does_where_the_api_serve
     older = [d["kind"] for d in docs(render.render_chart(helm))]
     assert not any(k.startswith("MutatingAdmissionPolicy") for k in older), older
     off = docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "admission.holdOutcomes=false"))
-    assert not any(d["kind"].startswith("MutatingAdmissionPolicy") for d in off)
+    assert not any(d["kind"].startswith("MutatingAdmissionPolicy") and "outcome-hold" in d["metadata"]["name"]
+                   for d in off)
     # Watching named namespaces, only their Incidents are held: no operator would let another one go.
     named = docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "watch.allNamespaces=false",
                                      "--set", "watch.namespaces={shop,payments}", namespace="shop"))
-    (binding,) = [d for d in named if d["kind"] == "MutatingAdmissionPolicyBinding"]
+    (binding,) = [d for d in named if d["kind"] == "MutatingAdmissionPolicyBinding"
+                  and d["metadata"]["name"].startswith("recall-outcome-hold")]
     assert binding["metadata"]["name"] == "recall-outcome-hold-shop"
     assert binding["spec"]["policyName"] == "recall-outcome-hold-shop"
     assert binding["spec"]["matchResources"]["namespaceSelector"] == {"matchExpressions": [
         {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["shop", "payments"]}]}
+
+
+def test_the_chart_signs_parameters_as_the_plain_manifest_does_where_the_api_server_can(helm: str) -> None:
+    """The signature goes with the validating policies (admission.enabled), and only where the API
+    server serves MutatingAdmissionPolicy; then the same as manifests/parameters-signature.yaml."""
+    plain = by_kind_name(docs((ROOT / "manifests" / "parameters-signature.yaml").read_text()))
+    assert set(plain) == {("MutatingAdmissionPolicy", "recall-parameters-signature"),
+                          ("MutatingAdmissionPolicyBinding", "recall-parameters-signature")}
+    chart = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API)))
+    for key, want in plain.items():
+        assert key in chart, f"the chart has no {key}"
+        assert chart[key]["spec"] == want["spec"], f"{key}: spec differs from manifests/parameters-signature.yaml"
+    assert ("MutatingAdmissionPolicy", "recall-parameters-signature") not in by_kind_name(
+        docs(render.render_chart(helm)))
+    off = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "admission.enabled=false")))
+    assert ("MutatingAdmissionPolicy", "recall-parameters-signature") not in off
 
 
 def test_named_namespaces_confine_the_operators_jobs(helm: str) -> None:
