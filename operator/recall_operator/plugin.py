@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recall_operator.api import GROUP, VERSION
-from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION
+from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION, parameters_chosen_by
 
 RESULTS = ("succeeded", "failed", "partial")
 MERGE_PATCH = "application/merge-patch+json"
@@ -153,8 +153,9 @@ def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[st
     return lines
 
 
-def render_plan(rec: Mapping[str, Any]) -> str:
-    rec = shown(rec)
+def render_plan(rec: Mapping[str, Any], parameters_by: str | None = None) -> str:
+    """The plan as an approver reads it; `parameters_by`: who last set the incident's parameters."""
+    rec, parameters_by = shown(rec), shown(parameters_by)
     steps = rec.get("steps") or []
     if not steps:
         return "PLAN\n  (no steps: nothing for the operator to run)"
@@ -163,6 +164,8 @@ def render_plan(rec: Mapping[str, Any]) -> str:
              + ("  READ-ONLY" if read_only else "")]
     if rec.get("parameters"):
         lines.append("  parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(rec["parameters"].items())))
+    if parameters_by:
+        lines.append(f"  the incident's parameters were set by {parameters_by}, who cannot approve this plan")
     for i, step in enumerate(steps, 1):
         lines += [f"  {line}" for line in render_step(i, step, read_only)]
     return "\n".join(lines)
@@ -233,7 +236,7 @@ def render_why(incident: Mapping[str, Any], approvals: Sequence[Mapping[str, Any
     for i, m in enumerate(matches, 1):
         out += [f"  {line}" for line in render_match(i, m)]
 
-    out += ["", render_plan(rec)]
+    out += ["", render_plan(rec, parameters_chosen_by(incident))]
 
     dry = status.get("dryRun") or {}
     if dry.get("steps"):
@@ -565,7 +568,7 @@ def _decide(cluster: Cluster, args: argparse.Namespace, decision: str) -> int:
         raise PluginError(refusal)
     rec = incident["status"]["recommendation"]
     plan_hash = rec["planHash"]
-    print(render_plan(rec))
+    print(render_plan(rec, parameters_chosen_by(incident)))
     print()
     user = cluster.username()
     verb = "Approve" if decision == "approve" else "Reject"

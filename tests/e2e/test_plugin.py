@@ -287,6 +287,8 @@ def test_set_signs_the_parameters_and_their_setter_cannot_approve_the_plan(
     assert body["metadata"]["annotations"]["recall.dev/parameters-by"] == "bob"
     assert body["spec"]["parameters"] == {"CACHE": "cart-cache-2"}
 
+    why = recall("why", "inc-set", "-n", namespace, "--as", "carol")
+    assert "the incident's parameters were set by bob, who cannot approve this plan" in why.stdout, why.stdout
     by_bob = recall("approve", "inc-set", "-n", namespace, "--as", "bob", "--yes", "--wait", "60")
     assert by_bob.returncode == 1 and "operator: Refused" in by_bob.stdout, by_bob.stdout + by_bob.stderr
     assert "bob set the incident's parameters" in by_bob.stdout

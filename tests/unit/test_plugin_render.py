@@ -113,6 +113,9 @@ def test_plan_shows_commands_dry_run_rollback_risk_blast_radius_and_hash() -> No
     assert "risk HIGH; blast radius: one deployment" in text
     assert "rollback: NONE" in text  # the announce step cannot be undone
     assert "blast radius: not stated" in text
+    assert "parameters were set by" not in text
+    signed = plugin.render_plan(INCIDENT["status"]["recommendation"], "bob\nsecond line")
+    assert "the incident's parameters were set by bob⏎second line, who cannot approve this plan" in signed
 
 
 def test_memory_outage_is_the_first_warning() -> None:
