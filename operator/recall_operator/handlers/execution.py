@@ -386,9 +386,9 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         return True  # novel/advisory, or no plan yet: nothing ever runs, not even dry-runs
 
     steps, params, built_hash, why_not = await _plan_steps(api, incident)
-    jobs = await _list_jobs(api, namespace, name, incident["metadata"]["uid"])
-    seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status), ctx.now)
     uid = incident["metadata"]["uid"]
+    jobs = await _list_jobs(api, namespace, name, uid)
+    seen = await _seen(api, namespace, name, jobs, _recorded_reasons(status), ctx.now)
     changes: dict[str, Any] = {}
     # What this pass saw change, posted once its status write holds (a redo sees the
     # change again). What it did (a Job created) is posted at once, whatever follows:
