@@ -106,21 +106,28 @@ def test_chart_rbac_and_admission_match_the_plain_manifests(helm: str) -> None:
 MAP_API = "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"
 
 
-def test_the_chart_holds_outcomes_as_the_plain_manifest_does_where_the_api_server_can(helm: str) -> None:
-    """MutatingAdmissionPolicy is served from Kubernetes 1.36: the chart renders the hold only where
-    the API server serves it, and then the same as manifests/outcome-hold.yaml."""
-    plain = by_kind_name(docs((ROOT / "manifests" / "outcome-hold.yaml").read_text()))
-    assert set(plain) == {("MutatingAdmissionPolicy", "recall-outcome-hold"),
-                          ("MutatingAdmissionPolicyBinding", "recall-outcome-hold")}
+@pytest.mark.parametrize(("manifest", "name", "switch"), [
+    ("outcome-hold.yaml", "recall-outcome-hold", "admission.holdOutcomes=false"),
+    # The parameters' signature goes with the validating policies that ask for it.
+    ("parameters-signature.yaml", "recall-parameters-signature", "admission.enabled=false"),
+])
+def test_the_chart_s_mutating_policies_are_the_plain_manifests_where_the_api_server_serves_them(
+        helm: str, manifest: str, name: str, switch: str) -> None:
+    """MutatingAdmissionPolicy is served from Kubernetes 1.36: the chart renders each one only where the
+    API server serves it and its switch is on, and then the same as its plain manifest."""
+    plain = by_kind_name(docs((ROOT / "manifests" / manifest).read_text()))
+    assert set(plain) == {("MutatingAdmissionPolicy", name), ("MutatingAdmissionPolicyBinding", name)}
     chart = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API)))
     for key, want in plain.items():
         assert key in chart, f"the chart has no {key}"
-        assert chart[key]["spec"] == want["spec"], f"{key}: spec differs from manifests/outcome-hold.yaml"
+        assert chart[key]["spec"] == want["spec"], f"{key}: spec differs from manifests/{manifest}"
     older = [d["kind"] for d in docs(render.render_chart(helm))]
     assert not any(k.startswith("MutatingAdmissionPolicy") for k in older), older
-    off = docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "admission.holdOutcomes=false"))
-    assert not any(d["kind"].startswith("MutatingAdmissionPolicy") and "outcome-hold" in d["metadata"]["name"]
-                   for d in off)
+    off = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", switch)))
+    assert not {key for key in off if key[1] == name}, off.keys()
+
+
+def test_the_outcome_hold_is_bound_to_the_watched_namespaces(helm: str) -> None:
     # Watching named namespaces, only their Incidents are held: no operator would let another one go.
     named = docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "watch.allNamespaces=false",
                                      "--set", "watch.namespaces={shop,payments}", namespace="shop"))
@@ -130,22 +137,6 @@ def test_the_chart_holds_outcomes_as_the_plain_manifest_does_where_the_api_serve
     assert binding["spec"]["policyName"] == "recall-outcome-hold-shop"
     assert binding["spec"]["matchResources"]["namespaceSelector"] == {"matchExpressions": [
         {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["shop", "payments"]}]}
-
-
-def test_the_chart_signs_parameters_as_the_plain_manifest_does_where_the_api_server_can(helm: str) -> None:
-    """The signature goes with the validating policies (admission.enabled), and only where the API
-    server serves MutatingAdmissionPolicy; then the same as manifests/parameters-signature.yaml."""
-    plain = by_kind_name(docs((ROOT / "manifests" / "parameters-signature.yaml").read_text()))
-    assert set(plain) == {("MutatingAdmissionPolicy", "recall-parameters-signature"),
-                          ("MutatingAdmissionPolicyBinding", "recall-parameters-signature")}
-    chart = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API)))
-    for key, want in plain.items():
-        assert key in chart, f"the chart has no {key}"
-        assert chart[key]["spec"] == want["spec"], f"{key}: spec differs from manifests/parameters-signature.yaml"
-    assert ("MutatingAdmissionPolicy", "recall-parameters-signature") not in by_kind_name(
-        docs(render.render_chart(helm)))
-    off = by_kind_name(docs(render.render_chart(helm, "--api-versions", MAP_API, "--set", "admission.enabled=false")))
-    assert ("MutatingAdmissionPolicy", "recall-parameters-signature") not in off
 
 
 def test_named_namespaces_confine_the_operators_jobs(helm: str) -> None:
