@@ -394,3 +394,8 @@ def test_a_correction_is_a_new_record_and_the_newest_is_what_memory_holds() -> N
     assert current_outcome({"resolution": recorded, "corrections": [first, second]}) == second
     # Corrections without a recorded outcome correct nothing (the CRD refuses them too).
     assert current_outcome({"corrections": [first]}) is None
+    # bob's correction appended again after carol's, word for word, is a replay: carol's still holds.
+    assert current_outcome({"resolution": recorded, "corrections": [first, second, dict(first)]}) == second
+    # Restated by bob anew (another reason), it is a record again.
+    again = {**first, "reason": "carol's restart was not needed"}
+    assert current_outcome({"resolution": recorded, "corrections": [first, second, again]}) == again

@@ -292,12 +292,21 @@ def current_outcome(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
     A recorded outcome is never rewritten; a correction is a new record, signed by
     whoever adds it, that restates the whole outcome. None while the incident is open.
+
+    A correction that repeats an earlier one word for word (its reason and
+    signature too) is a replay, not a record: appended after a later
+    correction, it would bring back what that one corrected in the name of
+    whoever first wrote it. Admission refuses one signed by someone else; where
+    it is not installed, memory ignores it here.
     """
     corrections = spec.get("corrections")
     if spec.get("resolution") is not None and isinstance(corrections, list) and corrections:
-        newest = corrections[-1]
-        if isinstance(newest, Mapping):
-            return newest
+        records: list[Mapping[str, Any]] = []
+        for c in corrections:
+            if isinstance(c, Mapping) and c not in records:
+                records.append(c)
+        if records:
+            return records[-1]
     resolution = spec.get("resolution")
     return resolution if resolution is None or isinstance(resolution, Mapping) else dict(resolution)
 
