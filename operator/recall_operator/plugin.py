@@ -31,6 +31,7 @@ from typing import Any
 
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION, parameters_chosen_by
+from recall_operator.domain.execution import TERMINAL
 
 RESULTS = ("succeeded", "failed", "partial")
 MERGE_PATCH = "application/merge-patch+json"
@@ -615,11 +616,23 @@ def parse_parameters(pairs: Sequence[str]) -> dict[str, str | None]:
     return values
 
 
+def run_going_on(incident: Mapping[str, Any]) -> str | None:
+    """What changing the parameters does to a run still going on, or None when none is."""
+    ex = (incident.get("status") or {}).get("execution") or {}
+    if not ex or ex.get("state") in TERMINAL:
+        return None
+    return (f"note: plan {shown(ex.get('planHash'))} is running; if the new values change its plan, no further "
+            "step starts, the step running ends, and the run stops naming the steps that ran")
+
+
 def cmd_set(cluster: Cluster, args: argparse.Namespace) -> int:
     values = parse_parameters(args.values)
     incident = cluster.incident(args.incident)
     if (incident.get("spec") or {}).get("resolution"):
         raise PluginError(f"incident {args.incident} is resolved: its report, parameters included, is frozen")
+    going_on = run_going_on(incident)
+    if going_on:
+        print(going_on, file=sys.stderr)
     user = cluster.username()
     held = cluster.set_parameters(args.incident, values, user)
     now = (held.get("spec") or {}).get("parameters") or {}

@@ -281,3 +281,12 @@ def test_set_reads_name_value_pairs_and_refuses_what_is_not_one() -> None:
     for bad in ("SERVICE", "=cart", " =x"):
         with pytest.raises(PluginError, match="is not NAME=VALUE"):
             parse_parameters([bad])
+
+
+def test_set_says_what_new_values_do_to_a_run_going_on() -> None:
+    from recall_operator.plugin import run_going_on
+
+    assert run_going_on({"status": {}}) is None
+    assert run_going_on({"status": {"execution": {"state": "Succeeded", "planHash": "ab12"}}}) is None
+    said = run_going_on({"status": {"execution": {"state": "Running", "planHash": "ab12"}}})
+    assert said is not None and said.startswith("note: plan ab12 is running") and "no further step starts" in said
