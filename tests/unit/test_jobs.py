@@ -198,3 +198,16 @@ def test_fail_label_only_when_asked():
 )
 def test_job_state(status, state):
     assert jobs.job_state({"status": status}) == state
+
+
+def test_the_steps_an_attempt_made_jobs_for_come_from_its_own_jobs_by_exact_name() -> None:
+    def made(step: str, phase: str, attempt: int) -> dict:
+        return jobs.job_manifest("inc.1", "ns", "uid-1", {"name": step, "image": "x:1", "command": ["a"],
+                                                     "rollbackCommand": ["b"], "dryRunCommand": ["c"]},
+                            phase, attempt, {})
+
+    found = [made("Flush.Keys", "run", 2), made("restart", "run", 2), made("Flush.Keys", "rollback", 2),
+            made("old-step", "run", 1), made("restart", "dryrun", 2),
+            {"metadata": {"labels": {"recall.dev/attempt": "2", "recall.dev/phase": "run"}}}]  # no step named
+    assert jobs.steps_made(found, 2) == {"dryrun": ["restart"], "run": ["Flush.Keys", "restart"], "rollback": ["Flush.Keys"]}
+    assert jobs.steps_made(found, 3) == {"dryrun": [], "run": [], "rollback": []}

@@ -593,16 +593,12 @@ def _strip(conditions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _run_step_names(execution: Mapping[str, Any], jobs: Mapping[str, Any], attempt: int) -> tuple[list[str], list[str]]:
     """The run's step and rollback names: as status recorded them, then any this attempt made a Job for
     (a pass that created it may have lost its status write)."""
-    names: dict[str, list[str]] = {"run": [], "rollback": []}
+    made = jobkit.steps_made(jobs.values(), attempt)
+    out = []
     for phase, key in (("run", "steps"), ("rollback", "rollbacks")):
-        names[phase] = [str(s.get("name")) for s in execution.get(key) or [] if s.get("name")]
-    for j in jobs.values():
-        meta = j.get("metadata") or {}
-        labels, step = meta.get("labels") or {}, (meta.get("annotations") or {}).get(jobkit.ANN_STEP_NAME)
-        if labels.get(jobkit.LABEL_ATTEMPT) == str(attempt) and labels.get(jobkit.LABEL_PHASE) in names and step \
-                and step not in names[labels[jobkit.LABEL_PHASE]]:
-            names[labels[jobkit.LABEL_PHASE]].append(str(step))
-    return names["run"], names["rollback"]
+        recorded = [str(s.get("name")) for s in execution.get(key) or [] if s.get("name")]
+        out.append([*recorded, *(n for n in made[phase] if n not in recorded)])
+    return out[0], out[1]
 
 
 def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, results: list[dict[str, str]]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from recall_operator.api import API_VERSION
@@ -260,6 +260,19 @@ def made_for_an_incident(job: Mapping[str, Any], incident_uid: str | None = None
     return any(o.get("controller") is True and o.get("kind") == "Incident" and o.get("apiVersion") == API_VERSION
                and (incident_uid is None or o.get("uid") == incident_uid)
                for o in meta.get("ownerReferences") or [] if isinstance(o, Mapping))
+
+
+def steps_made(jobs: Iterable[Mapping[str, Any]], attempt: int) -> dict[str, list[str]]:
+    """The exact step names this attempt made a Job for, by phase, in the order given."""
+    made: dict[str, list[str]] = {phase: [] for phase in PHASES}
+    for job in jobs:
+        meta = job.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        step = (meta.get("annotations") or {}).get(ANN_STEP_NAME)
+        phase = labels.get(LABEL_PHASE)
+        if labels.get(LABEL_ATTEMPT) == str(attempt) and phase in made and step and step not in made[phase]:
+            made[phase].append(str(step))
+    return made
 
 
 def job_state(job: Mapping[str, Any]) -> str:
