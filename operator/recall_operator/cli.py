@@ -14,7 +14,7 @@ SUBCOMMAND_MODULES = ("replay", "runner", "memory.hindsight_server", "panel")
 # distribution of its own (recall-operator-dev, dev/pyproject.toml in the
 # checkout) left out of the operator's wheel and image. They are imported only
 # here, so that the operator itself never depends on them.
-DEV_SUBCOMMANDS = ("cluster", "demo", "bench")
+DEV_SUBCOMMANDS = ("cluster", "demo", "bench", "ablation")
 DEV_INSTALL = "pip install -e ./dev from a checkout (recall-operator-dev; make venv installs it)"
 
 

@@ -16,7 +16,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from recall_operator.domain.models import (
     RunbookRecord,
     RunbookSpec,
 )
+from recall_operator.domain.gate import CHAIN, Policy
 from recall_operator.domain.recommend import Assessment, Context, Settings, assess
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError
@@ -236,11 +237,12 @@ def apply_object(world: World, path: Path, event: Event) -> None:
 
 async def replay_side(
     path: Path, memory: MemoryBackend | None, settings: Settings = Settings(),
-    notices: dict[str, str] | None = None,
+    notices: dict[str, str] | None = None, chain: Sequence[Policy] = CHAIN,
 ) -> list[Row]:
     """One pass over the history. `memory=None` is the baseline: no episodic memory, no track records.
 
-    `notices` collects what was read past (by key), for the command to say.
+    `notices` collects what was read past (by key), for the command to say;
+    `chain` is the gate's policies (an ablation replays it with one left out).
     """
     world = World()
     rows: list[Row] = []
@@ -263,7 +265,7 @@ async def replay_side(
             if memory is None:
                 ctx = Context(now=ctx.now, topology=ctx.topology, catalog=ctx.catalog, records={},
                               migrations=ctx.migrations, contradictions=ctx.contradictions)
-            assessment = assess(incident, candidates, ctx, settings)
+            assessment = assess(incident, candidates, ctx, settings, chain)
             # Only now, with the recommendation final, is the answer key read.
             truth = _read_truth(path, event, notices if notices is not None else {})
             rows.append(Row(name, label, assessment, truth))
@@ -322,6 +324,7 @@ def score(rows: list[Row]) -> dict[str, float]:
 async def run_replay(
     path: Path, sides: list[str], backend: str = "embedded", settings: Settings = Settings(),
     hindsight_url: str | None = None, hindsight_writes: str = "stored", memory_settings: MemorySettings | None = None,
+    chain: Sequence[Policy] = CHAIN,
 ) -> dict[str, Any]:
     """One history replayed with memory on and off (`sides`).
 
@@ -347,7 +350,7 @@ async def run_replay(
                     ms.hindsight_url = hindsight_url
                 memory = open_backend(ms, write_behind=True, queued=hindsight_writes == "queued")
             try:
-                side_rows = await replay_side(path, memory, settings, notices)
+                side_rows = await replay_side(path, memory, settings, notices, chain)
             finally:
                 if memory is not None:
                     await memory.close()

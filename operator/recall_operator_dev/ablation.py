@@ -1,0 +1,173 @@
+"""`recall ablation`: does each similarity term and each gate policy earn its place?
+
+Each part is removed in turn and every history replayed with memory on. A
+term removed gives its weight to the others in proportion (so that the bars
+keep their meaning on a 100-point scale); a policy removed leaves the chain
+without it; `recognition` turns the recognised-precedent rule off.
+
+Then leave one history out: for each history, the other two choose whether
+the part stays (it stays when it raises their summed objective) and the
+history left out says what that choice was worth. A part the pairs drop in
+every rotation does not earn its place. The objective is the README's:
+runbook@1 + precedent@1 / 2 + (novel precision + recall) / 4 - 5 x unsafe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from recall_operator.domain import gate
+from recall_operator.domain.recommend import Settings
+from recall_operator.domain.similarity import TERMS, Weights
+from recall_operator.replay import DatasetError, run_replay
+
+
+def objective(scores: dict[str, float]) -> float:
+    """The one figure every default is chosen by (README, Replay)."""
+    return (scores["runbook_at_1"] + scores["precedent_at_1"] / 2
+            + (scores["novel_precision"] + scores["novel_recall"]) / 4 - 5 * scores["unsafe_actionable_rate"])
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # "all", "term:lexical", "policy:fix_failed_here", "rule:recognition"
+    settings: Settings
+    chain: tuple[gate.Policy, ...]
+
+
+def without_term(weights: Weights, term: str) -> Weights:
+    """The weights with `term` at 0 and the others scaled up to add to 1 again."""
+    rest = 1.0 - getattr(weights, term)
+    if rest <= 0:
+        raise ValueError(f"the {term} term holds all the weight: nothing is left to scale")
+    return Weights(**{f.name: 0.0 if f.name == term else getattr(weights, f.name) / rest for f in fields(weights)})
+
+
+# What the chain is for, not a rule in it: the novel mode, the answer when nothing
+# can be chosen (every later policy reads the chosen fix), and acting.
+STRUCTURAL = (gate.nothing_similar, gate.no_runbook_remembered, gate.act)
+
+
+def variants(settings: Settings = Settings(), chain: Sequence[gate.Policy] = gate.CHAIN) -> list[Variant]:
+    """The full gate, then each term, policy and rule removed in turn (not the chain's STRUCTURAL ones)."""
+    out = [Variant("all", settings, tuple(chain))]
+    for term in TERMS:
+        out.append(Variant(f"term:{term}", replace(settings, weights=without_term(settings.weights, term)),
+                           tuple(chain)))
+    for policy in chain:
+        if policy in STRUCTURAL:
+            continue
+        out.append(Variant(f"policy:{policy.__name__}", settings, tuple(p for p in chain if p is not policy)))
+    # A floor at the novel bar leaves no precedent below the bar to recognise.
+    out.append(Variant("rule:recognition", replace(settings, recognition_floor=settings.novel_bar), tuple(chain)))
+    return out
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """One history under one variant: its memory-on scores and each incident's answer."""
+
+    scores: dict[str, float]
+    answers: dict[str, tuple[str, str | None, str]]  # incident -> (mode, runbook, the deciding reason)
+
+
+async def replay_variant(paths: Sequence[Path], variant: Variant) -> list[Replayed]:
+    out = []
+    for path in paths:
+        result = await run_replay(path, ["on"], settings=variant.settings, chain=variant.chain)
+        recs = {r.incident: r.assessment.recommendation for r in result["_rows"]}
+        answers = {name: (rec.mode, rec.runbook, rec.reasons[-1]) for name, rec in recs.items()}
+        out.append(Replayed(result["on"], answers))
+    return out
+
+
+@dataclass(frozen=True)
+class Rotation:
+    left_out: int  # index of the history the other two choose for
+    choice: str  # "keep", "drop", or "tie" when the part moves nothing on the other two
+    worth: float  # objective the left-out history gains by the choice (a tie counts as keeping: the part is there)
+
+
+def rotations(full: Sequence[float], ablated: Sequence[float]) -> list[Rotation]:
+    """Leave one history out: the other two keep the part when it raises their summed objective."""
+    out = []
+    for i in range(len(full)):
+        pair_gain = sum(f - a for j, (f, a) in enumerate(zip(full, ablated)) if j != i)
+        choice = "keep" if pair_gain > 1e-9 else "drop" if pair_gain < -1e-9 else "tie"
+        gain = full[i] - ablated[i]
+        out.append(Rotation(i, choice, round(-gain if choice == "drop" else gain, 4)))
+    return out
+
+
+def verdict(rots: Sequence[Rotation], decided: int, changed: int) -> str:
+    if all(r.choice == "tie" and abs(r.worth) < 1e-9 for r in rots):
+        if not decided:
+            return "never decides here"
+        return f"moves no score: decides {decided} answers, {changed} of them another way without it"
+    if all(r.choice == "drop" for r in rots):
+        return "goes: every history does better without it"
+    if all(r.choice != "drop" and r.worth >= -1e-9 for r in rots) and any(r.worth > 1e-9 for r in rots):
+        return "earns its place"
+    return "does not carry: the rotations split"
+
+
+def changed_answers(full: Replayed, ablated: Replayed, whole: bool = False) -> list[str]:
+    """Incidents whose mode or runbook differ without the part (`whole`: or the reason that decided them)."""
+    n = 3 if whole else 2
+    return [name for name, answer in full.answers.items() if ablated.answers.get(name, ())[:n] != answer[:n]]
+
+
+def table(labels: Sequence[str], results: dict[str, list[Replayed]]) -> str:
+    full_runs = results["all"]
+    full = [objective(r.scores) for r in full_runs]
+    width = max(len(n) for n in results) + 2
+    head = f"{'removed':<{width}}" + "".join(f"{label:>12}" for label in labels)
+    head += "".join(f"{'out ' + label:>14}" for label in labels) + "  verdict"
+    lines = [head, f"{'(objective, all)':<{width}}" + "".join(f"{f:>12.3f}" for f in full)]
+    for name, runs in results.items():
+        if name == "all":
+            continue
+        ablated = [objective(r.scores) for r in runs]
+        rots = rotations(full, ablated)
+        changed = sum(len(changed_answers(f, a)) for f, a in zip(full_runs, runs))
+        decided = sum(len(changed_answers(f, a, whole=True)) for f, a in zip(full_runs, runs))
+        # Positive: the part helps that history (its objective falls without it).
+        row = f"{name:<{width}}" + "".join(f"{f - a:>+12.3f}" for f, a in zip(full, ablated))
+        row += "".join(f"{r.choice + ' ' + format(r.worth, '+.3f'):>14}" for r in rots)
+        lines.append(row + "  " + verdict(rots, decided, changed))
+    return "\n".join(lines)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ablation", help="replay histories with each similarity term and gate policy removed in turn")
+    p.add_argument("datasets", nargs="+", type=Path, metavar="HISTORY")
+    p.add_argument("--json", action="store_true", help="print each variant's scores per history as JSON")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    missing = [str(d) for d in args.datasets if not d.is_file()]
+    if missing:
+        print(f"recall ablation: no such dataset file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    results: dict[str, list[Replayed]] = {}
+    try:
+        for variant in variants():
+            results[variant.name] = asyncio.run(replay_variant(args.datasets, variant))
+    except DatasetError as exc:
+        print(f"recall ablation: {exc}", file=sys.stderr)
+        return 2
+    labels = [d.parent.name if d.name == "history.jsonl" else d.stem for d in args.datasets]
+    if args.json:
+        print(json.dumps({"histories": labels, "objective": {name: [objective(r.scores) for r in runs]
+                                                              for name, runs in results.items()},
+                          "scores": {name: [r.scores for r in runs] for name, runs in results.items()}}))
+    else:
+        print(table(labels, results))
+    return 0

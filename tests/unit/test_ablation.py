@@ -1,0 +1,94 @@
+"""`recall ablation`: each term and policy removed in turn, judged leave one history out."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from recall_operator.cli import main
+from recall_operator.domain import gate
+from recall_operator.domain.recommend import Settings
+from recall_operator.domain.similarity import TERMS, Weights
+from recall_operator_dev import ablation
+from support import history
+
+DEV = history("dev")
+
+
+def test_a_removed_term_gives_its_weight_to_the_others_in_proportion() -> None:
+    weights = ablation.without_term(Weights(), "signals")
+    assert weights.signals == 0.0
+    assert sum(getattr(weights, t) for t in TERMS) == pytest.approx(1.0)
+    assert weights.lexical / weights.service == pytest.approx(Weights().lexical / Weights().service)
+    with pytest.raises(ValueError, match="holds all the weight"):
+        ablation.without_term(Weights(lexical=1.0, service=0, symptoms=0, signals=0, runbook=0, dna=0), "lexical")
+
+
+def test_every_part_is_removed_once_and_the_chains_structure_never() -> None:
+    names = [v.name for v in ablation.variants()]
+    assert names[0] == "all" and len(names) == len(set(names))
+    assert {f"term:{t}" for t in TERMS} <= set(names)
+    policies = {p.__name__ for p in gate.CHAIN} - {p.__name__ for p in ablation.STRUCTURAL}
+    assert {f"policy:{p}" for p in policies} <= set(names)
+    for v in ablation.variants():
+        assert all(p in v.chain for p in ablation.STRUCTURAL), v.name
+        if v.name.startswith("policy:"):
+            assert len(v.chain) == len(gate.CHAIN) - 1
+    recognition = next(v for v in ablation.variants() if v.name == "rule:recognition")
+    assert recognition.settings.recognition_floor == Settings().novel_bar
+
+
+def test_the_objective_is_the_readmes() -> None:
+    scores = {"runbook_at_1": 0.8, "precedent_at_1": 0.9, "novel_precision": 0.6, "novel_recall": 1.0,
+              "precedent_at_3": 1.0, "unsafe_actionable_rate": 0.01}
+    assert ablation.objective(scores) == pytest.approx(0.8 + 0.45 + 0.4 - 0.05)
+
+
+@pytest.mark.parametrize(
+    ("full", "ablated", "choices", "worth", "verdict"),
+    [
+        # Helps every history: every pair keeps it, every left-out history gains.
+        ([1.0, 1.0, 1.0], [0.9, 0.8, 0.95], ["keep"] * 3, [0.1, 0.2, 0.05], "earns its place"),
+        # Helps one history only: the pairs without it tie; it is there, so the left-out one keeps its gain.
+        ([1.0, 1.0, 1.0], [1.0, 0.9, 1.0], ["keep", "tie", "keep"], [0.0, 0.1, 0.0], "earns its place"),
+        # Helps two, hurts the third: the pair of the two keeps it and the third pays.
+        ([1.0, 1.0, 1.0], [0.9, 0.9, 1.05], ["keep", "keep", "keep"], [0.1, 0.1, -0.05],
+         "does not carry: the rotations split"),
+        # Hurts every history: every pair drops it, and dropping is what each left-out one gains by.
+        ([1.0, 1.0, 1.0], [1.1, 1.1, 1.1], ["drop"] * 3, [0.1, 0.1, 0.1],
+         "goes: every history does better without it"),
+    ],
+)
+def test_each_rotation_chooses_on_the_other_two(full, ablated, choices, worth, verdict) -> None:
+    rots = ablation.rotations(full, ablated)
+    assert [r.choice for r in rots] == choices
+    assert [r.worth for r in rots] == pytest.approx(worth)
+    assert ablation.verdict(rots, decided=3, changed=1) == verdict
+
+
+def test_a_part_that_moves_no_score_says_whether_it_decides_anything() -> None:
+    rots = ablation.rotations([1.0, 1.0], [1.0, 1.0])
+    assert ablation.verdict(rots, decided=0, changed=0) == "never decides here"
+    assert ablation.verdict(rots, decided=4, changed=1) == (
+        "moves no score: decides 4 answers, 1 of them another way without it")
+
+
+def test_without_a_safety_policy_the_answers_it_held_back_become_actionable() -> None:
+    """The chain reaches the replay: dev's answers that name values nothing gives act without that policy."""
+    full = next(v for v in ablation.variants() if v.name == "all")
+    held = next(v for v in ablation.variants() if v.name == "policy:values_missing")
+    (with_it,), (without,) = (asyncio.run(ablation.replay_variant([DEV], v)) for v in (full, held))
+    changed = ablation.changed_answers(with_it, without)
+    assert changed, "dev has runbooks whose commands need values its incidents do not give"
+    for name in changed:
+        assert with_it.answers[name][0] == "advisory" and "needs" in with_it.answers[name][2]
+        assert without.answers[name][0] == "actionable"
+        assert without.answers[name][1] == with_it.answers[name][1]
+    assert dataclasses.asdict(full.settings) == dataclasses.asdict(held.settings)
+
+
+def test_the_command_prints_a_row_per_part_and_refuses_a_missing_file(capsys, tmp_path) -> None:
+    assert main(["ablation", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such dataset file" in capsys.readouterr().err
