@@ -3,7 +3,9 @@
 A scheduled Pod becomes Running; a Pod owned by a Job then Succeeds, unless its
 labels carry ``recall.dev/simulate=fail``, in which case it Fails (exit code 1).
 The pod annotation ``recall.dev/simulate-duration`` (a Go duration such as
-``"5s"``) sets how long such a Pod stays Running (default 1s).
+``"5s"``) sets how long such a Pod stays Running (default 1s). Each container
+reports an ``imageID`` as a kubelet does after a pull: its image, then a
+digest (here the SHA-256 of the image's name, so a tag never moves).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ spec:
       {{ range .spec.containers }}
       - name: {{ .name | Quote }}
         image: {{ .image | Quote }}
+        imageID: {{ printf "%s@sha256:%s" .image (sha256sum .image) | Quote }}
         ready: true
         started: true
         restartCount: 0
@@ -195,6 +198,7 @@ spec:
       {{ range .spec.containers }}
       - name: {{ .name | Quote }}
         image: {{ .image | Quote }}
+        imageID: {{ printf "%s@sha256:%s" .image (sha256sum .image) | Quote }}
         ready: false
         started: false
         restartCount: 0

@@ -10,6 +10,7 @@ depending on what recall would recommend; only the execution handlers run.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -127,6 +128,11 @@ def test_dry_run_then_approved_run_succeeds_one_step_at_a_time(env: Env, namespa
     for before, after in zip(STEP_NAMES, STEP_NAMES[1:]):
         assert run_jobs[after]["metadata"]["creationTimestamp"] >= finished_at(run_jobs[before])
     assert run_jobs["snapshot"]["spec"]["template"]["spec"]["containers"][0]["command"] == RUNBOOK["steps"][0]["command"]
+    # Each step with a dry-run runs the digest its dry-run's pod reported (kwok's: the SHA-256 of the image's name).
+    for step in RUNBOOK["steps"]:
+        image = run_jobs[step["name"]]["spec"]["template"]["spec"]["containers"][0]["image"]
+        digest = hashlib.sha256(step["image"].encode()).hexdigest()
+        assert image == (f"{step['image']}@sha256:{digest}" if step.get("dryRunCommand") else step["image"]), image
     cond = next(c for c in env.get("incidents.recall.dev", INCIDENT)["status"]["conditions"] if c["type"] == "Executing")
     assert (cond["status"], cond["reason"]) == ("False", "Succeeded")
     assert "DryRunSucceeded" in reasons
@@ -458,3 +464,39 @@ def test_an_approval_made_before_its_incident_approves_nothing_of_it(env: Env, n
     assert runner.exception is None, runner.output
     assert verdict["state"] == "Refused" and verdict["reason"] == machine.EARLIER_INCIDENT.format(incident=INCIDENT)
     assert not env.status("execution") and env.jobs(f"{jobkit.LABEL_PHASE}=run") == []
+
+
+def test_each_step_runs_the_image_its_dry_run_ran_not_what_its_tag_names_later(env: Env, namespace: str) -> None:
+    # An image named by tag can change between the dry-run and the approval: whoever can push that tag
+    # would run code nobody saw run. The run is pinned to the digest the kubelet reported for the dry-run.
+    plan_hash = env.setup()
+    local = "sha256:" + "3c" * 32  # an image loaded onto the node, not pulled: the runtime knows no registry digest
+    image_ids = {"snapshot": "docker.io/library/redis-tools@sha256:" + "1a" * 32,
+                 "restart-cart": "docker.io/library/kubectl@sha256:" + "2b" * 32, "flush-hot-keys": local}
+    with operator(namespace) as runner:
+        wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
+        for step, image_id in image_ids.items():
+            # What the kubelet wrote after its pull, as a real one would for these images.
+            job = jobkit.job_name(INCIDENT, "dryrun", step, 1)
+            pods = json.loads(env.kubectl("get", "pods", "-n", namespace, "-l", f"job-name={job}", "-o", "json",
+                                          check=True).stdout)["items"]
+            assert len(pods) == 1 and pods[0]["status"]["phase"] == "Succeeded", pods
+            statuses = [{**c, "imageID": image_id} for c in pods[0]["status"]["containerStatuses"]]
+            env.kubectl("patch", "pod", pods[0]["metadata"]["name"], "-n", namespace, "--subresource=status",
+                        "--type=merge", "-p", json.dumps({"status": {"containerStatuses": statuses}}), check=True)
+        env.approve("approve-1", plan_hash)
+        ex = wait_for("execution Succeeded", lambda: (e := env.status("execution")).get("state") == "Succeeded" and e)
+        messages = wait_for("the unpinned step's warning", lambda: (m := env.event_messages()) and any(
+            r == "StepImageNotPinned" for r, _ in m) and m)
+    assert runner.exception is None, runner.output
+    images = {s: j["spec"]["template"]["spec"]["containers"][0]["image"]
+              for s, j in by_step(env.jobs(f"{jobkit.LABEL_PHASE}=run")).items()}
+    assert images == {"snapshot": "redis-tools:7@sha256:" + "1a" * 32, "announce": "notify:1",
+                      "flush-hot-keys": "redis-tools:7", "restart-cart": "kubectl:1.36@sha256:" + "2b" * 32}
+    assert {s["name"]: s["image"] for s in ex["steps"]} == images  # status says what each step ran
+    # Only the step that had a dry-run and whose digest is unknown is warned about, with why; announce had none.
+    unpinned = [m for r, m in messages if r == "StepImageNotPinned"]
+    assert len(unpinned) == 1 and unpinned[0].startswith("step flush-hot-keys runs image redis-tools:7 as its tag"), unpinned
+    assert f"the dry-run's pod reported no registry digest (imageID {local})" in unpinned[0]
+    started = [m for r, m in messages if r == "StepStarted"]
+    assert any("image redis-tools:7@sha256:" + "1a" * 32 + " as its dry-run ran it" in m for m in started), started

@@ -588,6 +588,10 @@ def test_the_operators_account_creates_only_runbook_jobs(kubectl: Callable[..., 
     eventually_refused(lambda: as_operator(escape), what="the operator's account: a privileged hostPID Job in kube-system")
     ok = as_operator(job(ns, "as-built"))
     assert ok.returncode == 0, f"a Job as the operator builds it is refused: {ok.stderr}"
+    # Pinned to the digest its dry-run ran (kube.jobs.pinned_image): the Runbook's image, that digest appended.
+    digest = "sha256:" + "ab" * 32
+    ok = as_operator(job(ns, "pinned", container__image=jobkit.pinned_image("busybox:1.36", digest)))
+    assert ok.returncode == 0, f"a Job pinned to its dry-run's digest is refused: {ok.stderr}"
     attacks = [
         (job(ns, "other-account", pod__serviceAccountName="clusterrole-aggregation-controller"),
          "runs as the runbook executor (recall-runbook-executor), not clusterrole-aggregation-controller"),
@@ -608,7 +612,15 @@ def test_the_operators_account_creates_only_runbook_jobs(kubectl: Callable[..., 
         (job(ns, "unlabelled", meta__labels={"app": "x"}), "carries the recall.dev/incident label"),
         (job(ns, "no-runbook", meta__annotations={"recall.dev/incident-name": "inc-1"}), "names its Runbook"),
         (job(ns, "other-image", container__image="attacker/miner:latest"),
-         "runs only images its Runbook names: runbook recall-test-runbook names none of attacker/miner:latest"),
+         "runs only images its Runbook names (pinned to a digest or not): runbook recall-test-runbook names none of "
+         "attacker/miner:latest"),
+        # Only a digest may follow the Runbook's image: not another tag, a short digest, or more text.
+        (job(ns, "other-pin", container__image=f"attacker/miner@{digest}"), "names none of attacker/miner@sha256"),
+        (job(ns, "short-pin", container__image="busybox:1.36@sha256:abcd"), "names none of busybox:1.36@sha256:abcd"),
+        (job(ns, "pin-and-more", container__image=f"busybox:1.36@{digest}0"), "names none of busybox:1.36@sha256"),
+        (job(ns, "upper-pin", container__image=f"busybox:1.36@{digest.upper().replace('SHA', 'sha')}"),
+         "names none of busybox:1.36@sha256"),
+        (job(ns, "retagged", container__image="busybox:1.36-evil"), "names none of busybox:1.36-evil"),
     ]
     for manifest, words in attacks:
         refused(as_operator(manifest), words, what=f"the operator's account: Job {manifest['metadata']['name']}")

@@ -211,3 +211,59 @@ def test_the_steps_an_attempt_made_jobs_for_come_from_its_own_jobs_by_exact_name
             {"metadata": {"labels": {"recall.dev/attempt": "2", "recall.dev/phase": "run"}}}]  # no step named
     assert jobs.steps_made(found, 2) == {"dryrun": ["restart"], "run": ["Flush.Keys", "restart"], "rollback": ["Flush.Keys"]}
     assert jobs.steps_made(found, 3) == {"dryrun": [], "run": [], "rollback": []}
+
+
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+JOB_UID = "job-uid-1"
+
+
+def _pod(phase: str, image_id: str | None, created: str = "2026-12-05T10:00:00Z", owner: str | None = JOB_UID,
+         controller: bool = True, container: str = jobs.CONTAINER) -> dict:
+    status: dict = {"phase": phase}
+    if image_id is not None:
+        status["containerStatuses"] = [{"name": container, "image": "busybox:1.36", "imageID": image_id}]
+    refs = [{"kind": "Job", "name": "j", "uid": owner, "controller": controller}] if owner else []
+    return {"metadata": {"name": f"p-{created}", "creationTimestamp": created, "ownerReferences": refs},
+            "status": status}
+
+
+@pytest.mark.parametrize(
+    ("pods", "digest", "why"),
+    [
+        # containerd names the repository, the docker runtime prefixes its scheme: the digest is after the @.
+        ([_pod("Succeeded", f"docker.io/library/busybox@{DIGEST}")], DIGEST, ""),
+        ([_pod("Succeeded", f"docker-pullable://busybox@{DIGEST}")], DIGEST, ""),
+        # The pod that succeeded, not a retry that failed before it (or one still running).
+        ([_pod("Failed", "docker.io/library/busybox@sha256:" + "f" * 64, "2026-12-05T09:00:00Z"),
+          _pod("Succeeded", f"busybox@{DIGEST}", "2026-12-05T09:30:00Z")], DIGEST, ""),
+        ([], None, "the dry-run's pod is gone"),
+        ([_pod("Failed", f"busybox@{DIGEST}")], None, "the dry-run's pod is gone"),
+        # An image the runtime did not pull from a registry has only its local id.
+        ([_pod("Succeeded", DIGEST)], None, f"reported no registry digest (imageID {DIGEST})"),
+        ([_pod("Succeeded", "")], None, "reported no registry digest (imageID empty)"),
+        ([_pod("Succeeded", None)], None, "reported no registry digest (imageID empty)"),
+        ([_pod("Succeeded", f"busybox@{DIGEST}", container="sidecar")], None, "no registry digest"),
+        ([_pod("Succeeded", "busybox@sha256:abcd")], None, "no registry digest"),
+        # A pod someone else made with the Job's job-name label is not the Job's pod.
+        ([_pod("Succeeded", f"evil@{DIGEST}", owner="someone-elses")], None, "the dry-run's pod is gone"),
+        ([_pod("Succeeded", f"evil@{DIGEST}", controller=False)], None, "the dry-run's pod is gone"),
+        ([_pod("Succeeded", f"evil@{DIGEST}", owner=None)], None, "the dry-run's pod is gone"),
+    ],
+)
+def test_the_digest_a_dry_run_ran_is_read_from_its_own_succeeded_pod(pods, digest, why) -> None:
+    found, reason = jobs.dry_run_digest(pods, JOB_UID)
+    assert found == digest
+    assert why in reason and (reason == "") == (digest is not None)
+
+
+def test_an_image_is_pinned_once_and_the_job_runs_the_pinned_one() -> None:
+    assert jobs.pinned_image("busybox:1.36", DIGEST) == f"busybox:1.36@{DIGEST}"
+    assert jobs.pinned_image("registry.example:5000/tools/kubectl", DIGEST) == f"registry.example:5000/tools/kubectl@{DIGEST}"
+    already = "busybox@sha256:" + "9" * 64
+    assert jobs.pinned_image(already, DIGEST) == already
+    step = {"name": "restart", "image": "busybox:1.36", "command": ["true"]}
+    plain = jobs.job_manifest("inc", "ns", "uid", step, "run", 1, {})
+    pinned = jobs.job_manifest("inc", "ns", "uid", step, "run", 1, {}, image=jobs.pinned_image("busybox:1.36", DIGEST))
+    assert plain["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox:1.36"
+    assert pinned["spec"]["template"]["spec"]["containers"][0]["image"] == f"busybox:1.36@{DIGEST}"
+    assert pinned["spec"]["template"]["spec"]["containers"][0]["name"] == jobs.CONTAINER

@@ -242,6 +242,21 @@ def _recorded_reasons(status: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
     return out
 
 
+async def _dry_run_image(api: Any, namespace: str, step: Mapping[str, Any], dry_job: Mapping[str, Any] | None
+                         ) -> tuple[str | None, str]:
+    """The step's image pinned to what its dry-run ran, or None and why it runs as its Runbook names it.
+
+    Nothing to pin for an image the Runbook already pins or a step with no dry-run.
+    """
+    image = str(step["image"])
+    if "@" in image or dry_job is None:
+        return None, ""
+    pods = _items(api, await asyncio.to_thread(
+        k8s.CoreV1Api(api).list_namespaced_pod, namespace, label_selector=f"job-name={dry_job['metadata']['name']}"))
+    digest, why = jobkit.dry_run_digest(pods, str(dry_job["metadata"].get("uid") or ""))
+    return (jobkit.pinned_image(image, digest), "") if digest else (None, why)
+
+
 def _log_tail_sync(api: Any, namespace: str, job_name: str) -> str:
     core = k8s.CoreV1Api(api)
     try:
@@ -510,15 +525,22 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                 if (ctx.settings.allow_simulated_failure and decision.create.phase == "run"
                         and (incident["metadata"].get("annotations") or {}).get(SIMULATE_FAIL_ANNOTATION) == step["name"]):
                     fail = "fail"
+                # What the step's dry-run ran (the dry-run of this plan: dry_done says it is), not what its tag names now.
+                dry_job = jobs.get(jobkit.job_name(name, "dryrun", step["name"], int(dry.get("attempt") or 0)))
+                image, unpinned = await _dry_run_image(api, namespace, step, dry_job)
                 manifest = jobkit.job_manifest(name, namespace, uid, step, decision.create.phase, attempt, params,
                                                service_account=account, fail_label=fail, plan_hash=plan_hash,
-                                               runbook=runbook, approvals=ex.get("approvals") or [ex.get("approval")])
+                                               runbook=runbook, approvals=ex.get("approvals") or [ex.get("approval")],
+                                               image=image)
                 created, refusal = await _create_job(api, manifest)
                 if created:
                     verb = "rollback of step" if decision.create.phase == "rollback" else "step"
-                    await _post_events(api, incident, [(
-                        "StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}", False)],
-                        ctx.now)
+                    started = [("StepStarted", f"{verb} {step['name']} started as Job {manifest['metadata']['name']}"
+                                + (f", image {image} as its dry-run ran it" if image else ""), False)]
+                    if unpinned:
+                        started.append(("StepImageNotPinned", f"{verb} {step['name']} runs image {step['image']} as its "
+                                        f"tag names it now, which may not be what its dry-run ran: {unpinned}", True))
+                    await _post_events(api, incident, started, ctx.now)
                 if refusal is None:
                     break
                 # Refused for good: that step failed, and the machine decides again (a rollback, or the end).
@@ -611,6 +633,9 @@ def _view(jobs: Mapping[str, Any], incident: str, attempt: int, phase: str, resu
             "name": r["name"], "phase": phase, "job": jname if job else None, "result": r["result"],
             "startedAt": started, "finishedAt": finished if r["result"] in ("succeeded", "failed") else None,
         }
+        if job:  # the image its Job runs: pinned to the dry-run's digest, or as the Runbook names it
+            containers = ((job.get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []
+            entry["image"] = next((c.get("image") for c in containers if c.get("name") == jobkit.CONTAINER), None)
         if r.get("reason"):
             entry["reason"] = r["reason"]
         out.append(entry)

@@ -13,6 +13,12 @@ lived, for the API server's own audience, read-only, where client tools look
 for it; what it allows is the executor account's RBAC. The admission policy
 recall-operator-jobs refuses any other volume, and this one for a step that
 did not declare it.
+
+What a step's dry-run ran is what its run and rollback run: a step image
+named by tag is pinned to the digest the kubelet reported for the dry-run's
+pod (`dry_run_digest`, `pinned_image`), so a tag moved between the dry-run and
+the approval does not run code nobody has seen run. The admission policy
+recall-operator-job-runbook accepts a Runbook's image with a digest appended.
 """
 
 from __future__ import annotations
@@ -56,6 +62,10 @@ API_TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 # The shortest expiry Kubernetes allows; the kubelet renews the file before it
 # runs out, so a long step keeps working while a leaked token soon does not.
 API_TOKEN_EXPIRY_SECONDS = 600
+
+CONTAINER = "step"
+# A content digest as the kubelet reports it after a repository (`...@sha256:<64 hex>`).
+_DIGEST = re.compile(r"@(sha256:[0-9a-f]{64})$")
 
 _NAME_MAX = 63  # Job names become the pods' `job-name` label value: a label is at most 63 characters
 _HASH_LEN = 8
@@ -153,8 +163,11 @@ def job_manifest(
     plan_hash: str | None = None,
     runbook: str | None = None,
     approvals: Sequence[str | None] = (),
+    image: str | None = None,
 ) -> dict[str, Any]:
     """The Job that runs one phase of one step; `step` is a step as in status.recommendation.steps.
+
+    `image`, when given, is the step's image pinned to what its dry-run ran (`pinned_image`).
 
     `runbook` names the Runbook the step comes from (the admission policy
     checks the image against it); `approvals` are the Approvals a run or
@@ -181,8 +194,8 @@ def job_manifest(
     # echo or a step that talks to its own service needs no cluster credentials.
     api_access = step.get("apiAccess") is True
     container: dict[str, Any] = {
-        "name": "step",
-        "image": str(step["image"]),
+        "name": CONTAINER,
+        "image": image or str(step["image"]),
         "command": command,
         "env": [{"name": k, "value": str(v)} for k, v in sorted(parameters.items())],
         "securityContext": {
@@ -273,6 +286,35 @@ def steps_made(jobs: Iterable[Mapping[str, Any]], attempt: int) -> dict[str, lis
         if labels.get(LABEL_ATTEMPT) == str(attempt) and phase in made and step and step not in made[phase]:
             made[phase].append(str(step))
     return made
+
+
+def dry_run_digest(pods: Iterable[Mapping[str, Any]], job_uid: str) -> tuple[str | None, str]:
+    """The digest of the image a dry-run Job's pod ran to success, or None and why it is not known.
+
+    Only pods that Job controls count: anyone who may create pods can copy its `job-name` label.
+
+    The kubelet writes `imageID` from what the runtime pulled: after a
+    registry's repository comes the digest the tag pointed to then (for an
+    image of several platforms, the index's, which every node resolves alike).
+    An image the runtime did not get from a registry has no such digest.
+    """
+    ran = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded" and any(
+        o.get("controller") is True and o.get("kind") == "Job" and o.get("uid") == job_uid
+        for o in (p.get("metadata") or {}).get("ownerReferences") or [] if isinstance(o, Mapping))]
+    if not ran:
+        return None, "the dry-run's pod is gone, so what image it ran is not known"
+    pod = max(ran, key=lambda p: str((p.get("metadata") or {}).get("creationTimestamp") or ""))
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    image_id = next((str(c.get("imageID") or "") for c in statuses if c.get("name") == CONTAINER), "")
+    found = _DIGEST.search(image_id)
+    if found is None:
+        return None, f"the dry-run's pod reported no registry digest (imageID {image_id or 'empty'})"
+    return found.group(1), ""
+
+
+def pinned_image(image: str, digest: str) -> str:
+    """The step's image as its Runbook names it, pinned to `digest`; one already pinned stays as written."""
+    return image if "@" in image else f"{image}@{digest}"
 
 
 def job_state(job: Mapping[str, Any]) -> str:
