@@ -143,7 +143,7 @@ def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[st
     lines = [
         f"{index}. {step.get('name')}{title}",
         f"   risk {risk.upper() if risk == 'high' else risk}; blast radius: {step.get('blastRadius') or 'not stated'}",
-        f"   image:    {step.get('image') or '?'}{deadline}",
+        f"   image:    {step.get('image') or '?'}{deadline}{_pinned_note(step)}",
         f"   command:  {_cmd(step.get('command'))}" + ("   (read-only: this is the dry-run)" if read_only else ""),
         f"   dry-run:  {_cmd(step.get('dryRunCommand'))}",
         f"   rollback: {_cmd(step.get('rollbackCommand')) if step.get('rollbackCommand') else 'NONE (cannot be undone by the operator)'}",
@@ -152,6 +152,13 @@ def render_step(index: int, step: Mapping[str, Any], read_only: bool) -> list[st
         # What an approver signs for: this step's pod gets a token for the executor's account.
         lines.append("   API ACCESS: runs with a token of the runbook executor account (its Role in this namespace)")
     return lines
+
+
+def _pinned_note(step: Mapping[str, Any]) -> str:
+    """What runs for an image named by tag: the digest its dry-run ran (handlers.execution._dry_run_image)."""
+    if "@" in str(step.get("image") or "@") or not step.get("dryRunCommand"):
+        return ""
+    return "  (by tag: the run takes the digest its dry-run ran)"
 
 
 def render_plan(rec: Mapping[str, Any], parameters_by: str | None = None) -> str:
@@ -248,6 +255,9 @@ def render_why(incident: Mapping[str, Any], approvals: Sequence[Mapping[str, Any
     ex = status.get("execution") or {}
     if ex:
         out += ["", f"EXECUTION {ex.get('state')}: {ex.get('reason') or ''}".rstrip(": ")]
+        for s in [*(ex.get("steps") or []), *(ex.get("rollbacks") or [])]:
+            what = "rollback of " if s.get("phase") == "rollback" else ""
+            out.append(f"  {what}{s.get('name')}: {s.get('result')}" + (f" (image {s['image']})" if s.get("image") else ""))
     out += ["", "NEXT", "  " + next_step(incident)]
     return "\n".join(out) + "\n"
 

@@ -89,6 +89,14 @@ def by_step(jobs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {j["metadata"]["labels"][jobkit.LABEL_STEP]: j for j in jobs}
 
 
+def kwok_ran(step: dict[str, Any]) -> str:
+    """The image a step's run takes on the test cluster: pinned to the digest kwok reports for its dry-run
+    (the SHA-256 of the image's name), or as written for a step with no dry-run."""
+    if not step.get("dryRunCommand"):
+        return str(step["image"])
+    return f"{step['image']}@sha256:{hashlib.sha256(step['image'].encode()).hexdigest()}"
+
+
 def finished_at(job: dict[str, Any]) -> str:
     """When the operator saw the step end: its first terminal condition (domain.execution.job_times)."""
     finished = machine.job_times(job)[1]
@@ -130,9 +138,7 @@ def test_dry_run_then_approved_run_succeeds_one_step_at_a_time(env: Env, namespa
     assert run_jobs["snapshot"]["spec"]["template"]["spec"]["containers"][0]["command"] == RUNBOOK["steps"][0]["command"]
     # Each step with a dry-run runs the digest its dry-run's pod reported (kwok's: the SHA-256 of the image's name).
     for step in RUNBOOK["steps"]:
-        image = run_jobs[step["name"]]["spec"]["template"]["spec"]["containers"][0]["image"]
-        digest = hashlib.sha256(step["image"].encode()).hexdigest()
-        assert image == (f"{step['image']}@sha256:{digest}" if step.get("dryRunCommand") else step["image"]), image
+        assert run_jobs[step["name"]]["spec"]["template"]["spec"]["containers"][0]["image"] == kwok_ran(step)
     cond = next(c for c in env.get("incidents.recall.dev", INCIDENT)["status"]["conditions"] if c["type"] == "Executing")
     assert (cond["status"], cond["reason"]) == ("False", "Succeeded")
     assert "DryRunSucceeded" in reasons
@@ -342,7 +348,9 @@ def test_a_started_step_is_announced_even_when_its_pass_loses_the_status_race(
             and sum(r == "StepStarted" for r, _ in m) >= len(STEP_NAMES) and m)
     assert runner.exception is None, runner.output
     started = sorted(text for reason, text in messages if reason == "StepStarted")
-    assert started == sorted(f"step {s} started as Job {jobkit.job_name(INCIDENT, 'run', s, 1)}" for s in STEP_NAMES)
+    assert started == sorted(f"step {s['name']} started as Job {jobkit.job_name(INCIDENT, 'run', s['name'], 1)}"
+                             + (f", image {kwok_ran(s)} as its dry-run ran it" if s.get("dryRunCommand") else "")
+                             for s in RUNBOOK["steps"])
 
 
 def test_a_finished_step_whose_job_was_deleted_is_not_run_again(env: Env, namespace: str) -> None:

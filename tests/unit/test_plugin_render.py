@@ -270,7 +270,28 @@ def test_plan_shows_the_image_and_the_deadline_it_is_hashed_with() -> None:
     rec = copy.deepcopy(INCIDENT["status"]["recommendation"])
     rec["steps"][0]["timeoutSeconds"] = 300
     plan = plugin.render_plan(rec)
-    assert "     image:    kubectl:1.36; deadline 300 s" in plan.splitlines()
+    assert rec["steps"][0].get("dryRunCommand"), "the fixture's first step has a dry-run"
+    assert ("     image:    kubectl:1.36; deadline 300 s  (by tag: the run takes the digest its dry-run ran)"
+            in plan.splitlines())
+    # An image the Runbook pins, or a step with no dry-run, runs as written: nothing to say.
+    rec["steps"][0]["image"] = "kubectl@sha256:" + "0" * 64
+    assert f"     image:    kubectl@sha256:{'0' * 64}; deadline 300 s" in plugin.render_plan(rec).splitlines()
+    rec["steps"][0]["image"], rec["steps"][0]["dryRunCommand"] = "kubectl:1.36", None
+    assert "     image:    kubectl:1.36; deadline 300 s" in plugin.render_plan(rec).splitlines()
+
+
+def test_why_lists_each_step_of_the_run_with_the_image_it_ran() -> None:
+    incident = copy.deepcopy(INCIDENT)
+    pinned = "kubectl:1.36@sha256:" + "ab" * 32
+    incident["status"]["execution"] = {
+        "state": "Failed", "reason": "step restart failed; rolled back",
+        "steps": [{"name": "restart", "phase": "run", "result": "failed", "image": pinned},
+                  {"name": "announce", "phase": "run", "result": "pending"}],
+        "rollbacks": [{"name": "snapshot", "phase": "rollback", "result": "succeeded", "image": "redis-tools:7"}]}
+    lines = plugin.render_why(incident).splitlines()
+    at = lines.index("EXECUTION Failed: step restart failed; rolled back")
+    assert lines[at + 1:at + 4] == [f"  restart: failed (image {pinned})", "  announce: pending",
+                                    "  rollback of snapshot: succeeded (image redis-tools:7)"]
 
 
 def test_set_reads_name_value_pairs_and_refuses_what_is_not_one() -> None:
