@@ -122,6 +122,17 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     assert "none: cannot be undone by the operator" in text
     # what the plan hash binds besides the commands: the image and the deadline
     assert "image: registry.example/kubectl:1.36 ; deadline 120 s" in " ".join(text.split())
+    assert "ran:" not in text  # nothing ran yet
+
+
+def test_a_step_that_ran_shows_the_image_its_job_ran_when_pinned() -> None:
+    pinned = "registry.example/kubectl:1.36@sha256:" + "ab" * 32
+    status = {**STATUS, "execution": {"planHash": "abc123", "state": "Running",
+                                      "steps": [{"name": "set-small-batches", "result": "running", "image": pinned}]}}
+    [step] = views.step_views(status, [])
+    assert (step.run, step.ran_image) == ("running", pinned)
+    status["execution"]["steps"][0]["image"] = "registry.example/kubectl:1.36"  # ran as written: nothing more to say
+    assert views.step_views(status, [])[0].ran_image == ""
 
 
 @pytest.mark.parametrize("odd", ["firmware", 7, {"a": 1}, None])

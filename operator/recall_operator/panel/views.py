@@ -292,6 +292,7 @@ class StepView:
     jobs: list[dict[str, str]] = field(default_factory=list)
     image: str = ""  # in the plan hash, with the deadline: an approver signs for both
     deadline: str = ""
+    ran_image: str = ""  # what the run's Job ran, when not the image as written (pinned to its dry-run's digest)
 
 
 def _cmd(value: Any) -> str:
@@ -339,6 +340,7 @@ def step_views(status: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]], inc
             jobs=sorted(by_step.get(name, []), key=lambda j: j["name"]),
             image=str(s.get("image") or "?"),
             deadline=f"{s['timeoutSeconds']} s" if s.get("timeoutSeconds") is not None else "",
+            ran_image=ran_image if (ran_image := str((ran.get(name) or {}).get("image") or "")) != s.get("image") else "",
         ))
     return views
 
