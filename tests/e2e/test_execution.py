@@ -192,6 +192,9 @@ def test_failing_step_rolls_back_completed_steps_in_reverse(env: Env, namespace:
     assert sorted(rb) == ["flush-hot-keys", "snapshot"]
     assert rb["snapshot"]["metadata"]["creationTimestamp"] >= finished_at(rb["flush-hot-keys"])
     assert rb["snapshot"]["spec"]["template"]["spec"]["containers"][0]["command"] == RUNBOOK["steps"][0]["rollbackCommand"]
+    # A rollback runs the image its step's dry-run ran, as the step did.
+    assert rb["snapshot"]["spec"]["template"]["spec"]["containers"][0]["image"] == kwok_ran(RUNBOOK["steps"][0])
+    assert [r["image"] for r in ex["rollbacks"]] == [kwok_ran(RUNBOOK["steps"][2]), kwok_ran(RUNBOOK["steps"][0])]
     failed = by_step(env.jobs(f"{jobkit.LABEL_PHASE}=run"))["restart-cart"]
     assert failed["spec"]["template"]["metadata"]["labels"].get(jobkit.LABEL_SIMULATE) == "fail"
 
