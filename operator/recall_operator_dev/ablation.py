@@ -10,6 +10,8 @@ the part stays (it stays when it raises their summed objective) and the
 history left out says what that choice was worth. A part the pairs drop in
 every rotation does not earn its place. The objective is the README's:
 runbook@1 + precedent@1 / 2 + (novel precision + recall) / 4 - 5 x unsafe.
+It starts from the bars and weights the operator would run with (the same
+RECALL_* variables as `recall replay`).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from recall_operator.config import ConfigError, OperatorSettings
 from recall_operator.domain import gate
 from recall_operator.domain.recommend import Settings
 from recall_operator.domain.similarity import TERMS, Weights
@@ -158,9 +162,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     results: dict[str, list[Replayed]] = {}
     try:
-        for variant in variants():
+        for variant in variants(OperatorSettings.from_env(os.environ).gate()):
             results[variant.name] = asyncio.run(replay_variant(args.datasets, variant))
-    except DatasetError as exc:
+    except (DatasetError, ConfigError, ValueError) as exc:  # a bad line, a bad setting, one term with all the weight
         print(f"recall ablation: {exc}", file=sys.stderr)
         return 2
     labels = [d.parent.name if d.name == "history.jsonl" else d.stem for d in args.datasets]

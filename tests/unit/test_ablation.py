@@ -89,6 +89,18 @@ def test_without_a_safety_policy_the_answers_it_held_back_become_actionable() ->
     assert dataclasses.asdict(full.settings) == dataclasses.asdict(held.settings)
 
 
-def test_the_command_prints_a_row_per_part_and_refuses_a_missing_file(capsys, tmp_path) -> None:
+def test_the_command_refuses_a_missing_file_a_bad_line_and_a_bad_setting(capsys, tmp_path, monkeypatch) -> None:
     assert main(["ablation", str(tmp_path / "none.jsonl")]) == 2
     assert "no such dataset file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    assert main(["ablation", str(bad)]) == 2
+    assert "bad.jsonl:1" in capsys.readouterr().err
+    monkeypatch.setenv("RECALL_NOVEL_BAR", "lots")
+    assert main(["ablation", str(DEV)]) == 2
+    assert "RECALL_NOVEL_BAR" in capsys.readouterr().err
+    monkeypatch.delenv("RECALL_NOVEL_BAR")
+    for term in TERMS:
+        monkeypatch.setenv(f"RECALL_WEIGHT_{term.upper()}", "1" if term == "lexical" else "0")
+    assert main(["ablation", str(DEV)]) == 2
+    assert "the lexical term holds all the weight" in capsys.readouterr().err

@@ -236,6 +236,13 @@ def _pod(phase: str, image_id: str | None, created: str = "2026-12-05T10:00:00Z"
         # The pod that succeeded, not a retry that failed before it (or one still running).
         ([_pod("Failed", "docker.io/library/busybox@sha256:" + "f" * 64, "2026-12-05T09:00:00Z"),
           _pod("Succeeded", f"busybox@{DIGEST}", "2026-12-05T09:30:00Z")], DIGEST, ""),
+        # Two succeeded pods claiming the Job (an owner reference can be copied): the same image is that image,
+        # different ones leave what the dry-run ran unknown, whichever is newer.
+        ([_pod("Succeeded", f"busybox@{DIGEST}", "2026-12-05T09:00:00Z"),
+          _pod("Succeeded", f"busybox@{DIGEST}", "2026-12-05T09:30:00Z")], DIGEST, ""),
+        ([_pod("Succeeded", f"busybox@{DIGEST}", "2026-12-05T09:00:00Z"),
+          _pod("Succeeded", "evil@sha256:" + "e" * 64, "2026-12-05T09:30:00Z")], None,
+         "pods claiming the dry-run Job ran different images"),
         ([], None, "the dry-run's pod is gone"),
         ([_pod("Failed", f"busybox@{DIGEST}")], None, "the dry-run's pod is gone"),
         # An image the runtime did not pull from a registry has only its local id.

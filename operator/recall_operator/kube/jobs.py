@@ -303,12 +303,15 @@ def dry_run_digest(pods: Iterable[Mapping[str, Any]], job_uid: str) -> tuple[str
         for o in (p.get("metadata") or {}).get("ownerReferences") or [] if isinstance(o, Mapping))]
     if not ran:
         return None, "the dry-run's pod is gone, so what image it ran is not known"
-    pod = max(ran, key=lambda p: str((p.get("metadata") or {}).get("creationTimestamp") or ""))
-    statuses = (pod.get("status") or {}).get("containerStatuses") or []
-    image_id = next((str(c.get("imageID") or "") for c in statuses if c.get("name") == CONTAINER), "")
-    found = _DIGEST.search(image_id)
+    image_ids = sorted({next((str(c.get("imageID") or "") for c in (p.get("status") or {}).get("containerStatuses") or []
+                              if c.get("name") == CONTAINER), "") for p in ran})
+    # A Job of one completion succeeds in one pod; a second one claiming it (its owner
+    # reference copied) with another image makes what the dry-run ran unknown.
+    if len(image_ids) > 1:
+        return None, f"pods claiming the dry-run Job ran different images ({', '.join(i or 'empty' for i in image_ids)})"
+    found = _DIGEST.search(image_ids[0])
     if found is None:
-        return None, f"the dry-run's pod reported no registry digest (imageID {image_id or 'empty'})"
+        return None, f"the dry-run's pod reported no registry digest (imageID {image_ids[0] or 'empty'})"
     return found.group(1), ""
 
 
