@@ -3,7 +3,10 @@
 Each part is removed in turn and every history replayed with memory on. A
 term removed gives its weight to the others in proportion (so that the bars
 keep their meaning on a 100-point scale); a policy removed leaves the chain
-without it; `recognition` turns the recognised-precedent rule off.
+without it; `recognition` turns the recognised-precedent rule off. A rule
+that lives in the scoring code as a constant or a helper (the points a denial
+costs, the credit a neighbour earns, CamelCase words, ...; `RULES`) is turned
+off by giving that constant or helper its "off" value for the replay.
 
 Then leave one history out: for each history, the other two choose whether
 the part stays (it stays when it raises their summed objective) and the
@@ -19,14 +22,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from recall_operator.config import ConfigError, OperatorSettings
-from recall_operator.domain import gate
+from recall_operator.domain import catalog, gate, similarity, text
 from recall_operator.domain.recommend import Settings
 from recall_operator.domain.similarity import TERMS, Weights
 from recall_operator.replay import DatasetError, run_replay
@@ -39,10 +46,61 @@ def objective(scores: dict[str, float]) -> float:
 
 
 @dataclass(frozen=True)
+class Rule:
+    """A scoring rule written as a module constant or helper, not a setting, and how to turn it off."""
+
+    name: str
+    module: ModuleType
+    attribute: str
+    off: Callable[[Any], Any]  # from what the code holds to what it holds without the rule
+
+
+def _neighbour_as_unrelated(credit: Callable[[str, float], float]) -> Callable[[str, float], float]:
+    return lambda relation, lexical: credit("unrelated" if relation == "adjacent" else relation, lexical)
+
+
+RULES: tuple[Rule, ...] = (
+    # A denied symptom ("no rebalances") costs its look-alike nothing.
+    Rule("ruled_out", similarity, "RULED_OUT_POINTS", lambda _: 0.0),
+    # A precedent on a neighbour earns what one on an unrelated service earns (its words' share).
+    Rule("neighbour_credit", similarity, "_service_credit", _neighbour_as_unrelated),
+    # A precedent on an unrelated service earns no service credit for sharing this report's words.
+    Rule("unrelated_credit", similarity, "UNRELATED_SERVICE_CREDIT", lambda _: 0.0),
+    # The lexical term is the plain share of this incident's BM25 mass, not full at 0.4 of it.
+    Rule("lexical_saturation", similarity, "LEXICAL_SATURATION", lambda _: 1.0),
+    # What was rolled out shortly before the page adds no words to either side.
+    Rule("change_words", similarity, "change_words", lambda _: lambda spec: []),
+    # Whether both pages came shortly after a deploy is unknown (the signals term's deploy half is even).
+    Rule("deploy_alignment", similarity, "_recent_deploy", lambda _: lambda spec: None),
+    # CamelCase identifiers (an alert's name) are not split into their words.
+    Rule("camel_words", text, "camel_words", lambda _: lambda t: ""),
+    # No catalog runbook is taken for a precedent's manual fix.
+    Rule("manual_fix_runbook", catalog, "FIX_MATCH_BAR", lambda _: math.inf),
+)
+
+
+@contextmanager
+def rule_off(rule: Rule | None) -> Iterator[None]:
+    """The scoring without `rule` while the block runs; as written again after it."""
+    if rule is None:
+        yield
+        return
+    held = getattr(rule.module, rule.attribute)
+    setattr(rule.module, rule.attribute, rule.off(held))
+    text.tokens_cache_clear()  # tokens are cached by text, and a rule may change them
+    try:
+        yield
+    finally:
+        setattr(rule.module, rule.attribute, held)
+        text.tokens_cache_clear()
+
+
+@dataclass(frozen=True)
 class Variant:
-    name: str  # "all", "term:lexical", "policy:fix_failed_here", "rule:recognition"
+    name: str  # "all", "term:lexical", "policy:fix_failed_here", "rule:recognition", "rule:ruled_out"
     settings: Settings
     chain: tuple[gate.Policy, ...]
+    rule: Rule | None = None  # a RULES entry turned off while this variant replays
 
 
 def without_term(weights: Weights, term: str) -> Weights:
@@ -70,6 +128,9 @@ def variants(settings: Settings = Settings(), chain: Sequence[gate.Policy] = gat
         out.append(Variant(f"policy:{policy.__name__}", settings, tuple(p for p in chain if p is not policy)))
     # A floor at the novel bar leaves no precedent below the bar to recognise.
     out.append(Variant("rule:recognition", replace(settings, recognition_floor=settings.novel_bar), tuple(chain)))
+    # Look-alikes within the window of the best precedent vote with it; without the window only the best does.
+    out.append(Variant("rule:evidence_window", replace(settings, evidence_window=0), tuple(chain)))
+    out += [Variant(f"rule:{rule.name}", settings, tuple(chain), rule) for rule in RULES]
     return out
 
 
@@ -84,7 +145,8 @@ class Replayed:
 async def replay_variant(paths: Sequence[Path], variant: Variant) -> list[Replayed]:
     out = []
     for path in paths:
-        result = await run_replay(path, ["on"], settings=variant.settings, chain=variant.chain)
+        with rule_off(variant.rule):
+            result = await run_replay(path, ["on"], settings=variant.settings, chain=variant.chain)
         recs = {r.incident: r.assessment.recommendation for r in result["_rows"]}
         answers = {name: (rec.mode, rec.runbook, rec.reasons[-1]) for name, rec in recs.items()}
         out.append(Replayed(result["on"], answers))

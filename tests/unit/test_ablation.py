@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from recall_operator.cli import main
-from recall_operator.domain import gate
+from recall_operator.domain import gate, similarity, text
 from recall_operator.domain.recommend import Settings
 from recall_operator.domain.similarity import TERMS, Weights
 from recall_operator_dev import ablation
@@ -38,6 +38,35 @@ def test_every_part_is_removed_once_and_the_chains_structure_never() -> None:
             assert len(v.chain) == len(gate.CHAIN) - 1
     recognition = next(v for v in ablation.variants() if v.name == "rule:recognition")
     assert recognition.settings.recognition_floor == Settings().novel_bar
+    rules = {v.name: v.rule for v in ablation.variants() if v.rule is not None}
+    assert set(rules) == {f"rule:{r.name}" for r in ablation.RULES}
+    for r in ablation.RULES:
+        assert hasattr(r.module, r.attribute), f"{r.name}: the code no longer holds {r.attribute}"
+
+
+def test_a_rule_is_off_inside_the_block_only_and_cached_words_follow_it() -> None:
+    camel = next(r for r in ablation.RULES if r.name == "camel_words")
+    page = "EMQXConnectionsDropping device-gateway"
+    assert "connections" in text.tokens(page)  # cached now
+    with ablation.rule_off(camel):
+        assert "connections" not in text.tokens(page)
+    assert "connections" in text.tokens(page)
+    neighbour = next(r for r in ablation.RULES if r.name == "neighbour_credit")
+    assert similarity._service_credit("adjacent", 0.2) == similarity.ADJACENT_SERVICE_CREDIT
+    with pytest.raises(RuntimeError), ablation.rule_off(neighbour):
+        assert similarity._service_credit("adjacent", 0.2) == pytest.approx(similarity.UNRELATED_SERVICE_CREDIT * 0.2)
+        assert similarity._service_credit("exact", 0.2) == 1.0
+        raise RuntimeError("a replay that fails")
+    assert similarity._service_credit("adjacent", 0.2) == similarity.ADJACENT_SERVICE_CREDIT
+
+
+def test_a_rule_turned_off_reaches_the_replay_and_leaves_the_next_one_as_it_was() -> None:
+    """Without denials dev ranks a look-alike its report rules out; the replay after is the full one again."""
+    full = next(v for v in ablation.variants() if v.name == "all")
+    denials = next(v for v in ablation.variants() if v.name == "rule:ruled_out")
+    (before,), (without,), (after,) = (asyncio.run(ablation.replay_variant([DEV], v)) for v in (full, denials, full))
+    assert after == before
+    assert ablation.objective(without.scores) < ablation.objective(before.scores)
 
 
 def test_the_objective_is_the_readmes() -> None:

@@ -45,6 +45,11 @@ def tokens(text: str) -> list[str]:
 # query's own text. A large cache only held every memory ever written: at 65,536
 # entries it was a fifth of the process's memory, and every one of its entries
 # is an object the collector walks on each full collection.
+def tokens_cache_clear() -> None:
+    """Forget the cached tokens (for a tool that changes how text is split while it runs)."""
+    _tokens.cache_clear()
+
+
 @functools.lru_cache(maxsize=2_048)
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
