@@ -201,7 +201,7 @@ def test_an_approval_of_a_resolved_incident_is_refused_and_runs_nothing(env: Env
 
 def test_forged_status_runs_no_job(env: Env, namespace: str) -> None:
     env.create_runbook(RUNBOOK_NAME, RUNBOOK)
-    for name in ("inc-forged-mode", "inc-forged-exec", "inc-sealed"):
+    for name in ("inc-forged-mode", "inc-forged-exec", "inc-forged-failure", "inc-sealed"):
         env.create_incident(name, SPEC, {"recall.dev/opened-by": "olga"})
     # A forged `mode: actionable` (no seal), and a forged approved execution on a sealed plan.
     forged_hash = env.recommend("inc-forged-mode", SPEC, RUNBOOK_NAME, RUNBOOK, sealed=False)
@@ -214,12 +214,23 @@ def test_forged_status_runs_no_job(env: Env, namespace: str) -> None:
     env.forge_status("inc-forged-exec", {"execution": {
         "planHash": exec_hash, "approval": "bob-elsewhere", "approvals": ["bob-elsewhere"], "approvedBy": "bob",
         "attempt": 1, "state": "Running", "steps": [], "rollbacks": []}})
+    # A forged run that claims its first step succeeded and its second failed: the claims alone
+    # ask for a rollback of the first, a command that runs with the executor's rights.
+    failure_hash = env.recommend("inc-forged-failure", SPEC, RUNBOOK_NAME, RUNBOOK)
+    first, second = (s["name"] for s in RUNBOOK["steps"][:2])
+    env.forge_status("inc-forged-failure", {"execution": {
+        "planHash": failure_hash, "approval": "ghost", "approvals": ["ghost"], "approvedBy": "bob", "attempt": 7,
+        "state": "Running", "steps": [{"name": first, "result": "succeeded"}, {"name": second, "result": "failed"}],
+        "rollbacks": []}})
     sealed_hash = env.recommend("inc-sealed", SPEC, RUNBOOK_NAME, RUNBOOK)
     with run_execution(namespace) as runner:
         # The sealed incident is the control: its dry-run runs, so the operator has passed by the others.
         wait_for("the sealed plan's dry-run", lambda: env.dry_run_of("inc-sealed", sealed_hash))
         stopped = wait_for("the forged execution stopped",
                            lambda: (e := env.status_field("inc-forged-exec", "execution")).get("state") == "Stopped" and e)
+        claimed = wait_for("the forged failure stopped",
+                           lambda: (e := env.status_field("inc-forged-failure", "execution")).get("state") == "Stopped"
+                           and e)
         waiting = wait_for("the unsealed execution explained",
                            lambda: "seal" in (e := env.status_field("inc-forged-mode", "execution")).get("reason", "")
                            and e)
@@ -228,8 +239,12 @@ def test_forged_status_runs_no_job(env: Env, namespace: str) -> None:
     assert waiting["state"] == "Running" and "does not carry this operator's seal" in waiting["reason"], waiting
     assert env.jobs("inc-forged-mode") == [], "a forged actionable mode ran Jobs"
     assert env.jobs("inc-forged-exec", "run") == [], "a forged execution ran steps"
+    assert "nothing runs: no Approval ghost" in claimed["reason"], claimed
+    assert [j["metadata"]["name"] for j in env.jobs("inc-forged-failure") if j["metadata"]["labels"].get(
+        jobkit.LABEL_PHASE) != "dryrun"] == [], "a forged failure rolled back a step nobody approved"
     assert env.jobs("inc-sealed", "run") == []  # never approved: dry-run only
-    ATTACKS.extend(["an admin-forged status.execution", "an admin-forged actionable mode"])
+    ATTACKS.extend(["an admin-forged status.execution", "an admin-forged actionable mode",
+                    "an admin-forged step failure asking for a rollback"])
 
 
 # -- item 5: the alert bridge's incidents ------------------------------------------

@@ -338,6 +338,38 @@ def test_a_step_whose_job_is_gone_keeps_what_status_saw_and_a_running_one_fails(
     assert m.recorded_when_gone(execution, {("run", names[1]): "succeeded"})[0] == {("run", names[0]): "succeeded"}
 
 
+NO_APPROVAL = "status.execution names no Approval"
+
+
+@pytest.mark.parametrize(
+    "unverified,started,creates",
+    [
+        (None, False, True),  # verified, first Job: as decided
+        (None, True, True),
+        (NO_APPROVAL, True, True),  # a run that started verified and lost its Approvals still rolls back
+        (NO_APPROVAL, False, False),  # nothing shows it was ever approved: status alone runs no Job
+    ],
+)
+def test_a_run_nothing_shows_was_approved_creates_no_job_not_even_a_rollback(unverified, started, creates) -> None:
+    """Forged status.execution: step a succeeded and b failed, and no Job of the attempt exists."""
+    forged = {"steps": [{"name": "a", "result": "succeeded"}, {"name": "b", "result": "failed"}]}
+    gone, why = m.recorded_when_gone(forged, {})
+    d = m.run("actionable", STEPS, approved=unverified is None, stopped=unverified is not None, dry_run_done=True,
+              dry_run_ok=True, observed=gone, why=why)
+    assert d.create == Create("rollback", "a")  # what the claims alone ask for
+    after = m.unproven(d, unverified, started)
+    if creates:
+        assert after == d
+    else:
+        assert after.create is None and after.state == "Stopped" and after.rollbacks == []
+        assert after.reason == f"nothing runs: {NO_APPROVAL}"
+
+
+def test_a_decision_without_a_job_is_left_as_it_is() -> None:
+    d = run({("run", "a"): R})
+    assert m.unproven(d, NO_APPROVAL, started=False) == d
+
+
 CHANGED = "the approved plan p1 changed (now p2)"
 
 

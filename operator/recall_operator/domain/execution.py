@@ -42,7 +42,10 @@ checks what it can verify itself:
 - an execution is re-derived from the Approval objects it names
   (`verify_approvals`): they exist, approve this incident's recomputed
   planHash, pass the approval rules (four-eyes, distinct approvers, expiry,
-  no rejection) and were not used by an earlier run.
+  no rejection) and were not used by an earlier run;
+- a step result that only status records (its Job is gone: `recorded_when_gone`)
+  leads to a Job, a rollback included, only in a run the cluster shows: its
+  Approvals verify, or a Job of its attempt exists (`unproven`).
 """
 
 from __future__ import annotations
@@ -195,6 +198,22 @@ def run(
             return RunDecision(FAILED, None, f"a dry-run failed{_because(dry_run_why)}; the plan is not run", run_view)
         return RunDecision(RUNNING, Create("run", _name(step)), f"starting step {_name(step)}", run_view)
     return RunDecision(SUCCEEDED, None, "every step succeeded", run_view)
+
+
+def unproven(decision: RunDecision, unverified: str | None, started: bool) -> RunDecision:
+    """`decision` with no Job when nothing the cluster holds shows this run was ever approved.
+
+    `unverified` is why its Approvals do not verify now (`verify_approvals`), and
+    `started` whether a run or rollback Job of this attempt exists. A run that
+    started under verified Approvals and lost them later still rolls back a failure
+    (the rollback is the safe way out). One with neither is only what someone wrote
+    into status: the step results it claims (a failed step asking for a rollback of
+    the one before) are claims, and a rollback command runs with the executor's
+    rights as much as a step does. It stops, saying why, instead of waiting.
+    """
+    if decision.create is None or unverified is None or started:
+        return decision
+    return replace(decision, state=STOPPED, create=None, reason=f"nothing runs: {unverified}", rollbacks=[])
 
 
 def _rollback(

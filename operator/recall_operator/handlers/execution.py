@@ -504,8 +504,8 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
         else:
             dry_done = bool(dry_decision and dry.get("planHash") == plan_hash and dry_decision.done)
             # The approval is re-derived from the Approval objects, never taken from status.
-            unverified = machine.verify_approvals(
-                ex, await _evidence(api, incident, jobs, attempt, built_hash, steps), ctx.now, ctx.approval)
+            evidence = await _evidence(api, incident, jobs, attempt, built_hash, steps)
+            unverified = machine.verify_approvals(ex, evidence, ctx.now, ctx.approval)
 
             def decide() -> machine.RunDecision:
                 d = machine.run(
@@ -516,7 +516,8 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
                 )
                 if unverified is not None and not ex.get("stopped") and d.create is None:
                     d = replace(d, reason=f"nothing runs: {unverified}")
-                return d
+                # Status alone never starts a Job, a rollback included.
+                return machine.unproven(d, unverified, evidence.started_at is not None)
 
             decision = decide()
             while decision.create is not None:
