@@ -208,6 +208,30 @@ def judge(obj, rec=REC, execution=None, others=(), opener="alice", settings=None
     return m.judge_approval(obj["metadata"]["name"], obj["spec"], rec, execution, policy)
 
 
+def with_uid(obj, uid):
+    return {**obj, "metadata": {**obj["metadata"], "uid": uid}}
+
+
+def test_an_approval_made_again_under_a_counted_name_is_refused_and_the_same_object_is_accepted_again():
+    first = with_uid(approval_obj("ap-1"), "uid-1")
+    started = judge(first)
+    assert started.state == "Accepted" and started.execution["approvalUids"] == {"ap-1": "uid-1"}
+    failed = {**started.execution, "state": "Failed"}
+    # Judged again (a restart before the Approval's own status was written): the same verdict, no new run.
+    again = judge(first, execution=failed)
+    assert (again.state, again.execution) == ("Accepted", None)
+    # Deleted and created again under its name to retry: another object, refused with what to do instead.
+    remade = judge(with_uid(approval_obj("ap-1", age_minutes=0), "uid-2"), execution=failed)
+    assert (remade.state, remade.execution) == ("Refused", None)
+    assert "earlier Approval named ap-1 was counted by run 1" in remade.reason and "new name" in remade.reason
+    # Under a new name it starts run 2.
+    retry = judge(with_uid(approval_obj("ap-2", age_minutes=0), "uid-3"), execution=failed)
+    assert retry.state == "Accepted" and retry.execution["attempt"] == 2
+    # An execution recorded before uids were kept goes by the name, as it did.
+    legacy = {k: v for k, v in failed.items() if k != "approvalUids"}
+    assert judge(with_uid(approval_obj("ap-1"), "uid-2"), execution=legacy).state == "Accepted"
+
+
 def test_four_eyes_refuses_the_opener_and_starts_nothing():
     v = judge(approval_obj("ap-1", approver="alice"))
     assert (v.state, v.execution) == ("Refused", None) and "four-eyes" in v.reason

@@ -375,6 +375,21 @@ def _approval_name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
 
 
+def _uid(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def _recorded_object(name: str, policy: Policy | None, execution: Mapping[str, Any]) -> bool:
+    """Whether the Approval judged is the object `execution` counted under `name`.
+
+    An execution recorded without uids (before they were kept), or a judgement
+    without the object (`policy` None), can only go by the name.
+    """
+    recorded = (execution.get("approvalUids") or {}).get(name)
+    own = _uid(policy.approval) if policy is not None else ""
+    return not recorded or not own or recorded == own
+
+
 def _counting(policy: Policy, own: str) -> list[Mapping[str, Any]]:
     """Other Approvals that may count: rejections always, approvals only when not consumed or refused."""
     out = []
@@ -477,7 +492,14 @@ def judge_approval(
         return ApprovalVerdict("Refused", f"the recommendation is {mode}: only an actionable plan can be executed", None)
     if same_plan:
         if execution.get("approval") == approval_name or approval_name in (execution.get("approvals") or []):
-            return ApprovalVerdict("Accepted", f"plan {current} approved by {execution.get('approvedBy')}", None)
+            if _recorded_object(approval_name, policy, execution):
+                return ApprovalVerdict("Accepted", f"plan {current} approved by {execution.get('approvedBy')}", None)
+            # Deleted and made again under its name: not the Approval that run counted, and its name
+            # is that run's (its Jobs carry it), so it could never start another.
+            return ApprovalVerdict(
+                "Refused", f"an earlier Approval named {approval_name} was counted by run {execution.get('attempt')} "
+                f"of plan {current} ({execution.get('state')}); a new run needs an Approval under a new name", None
+            )
         if execution.get("stopped"):
             return ApprovalVerdict(
                 "Refused", f"plan {current} was rejected by {execution.get('rejectedBy')}; a new plan is needed", None
@@ -500,6 +522,7 @@ def judge_approval(
         )
     approvals = [approval_name]
     approved_by = approver
+    counted_uids: dict[str, str] = {}
     reason = f"plan {current} approved by {approver}"
     if policy is not None:
         state, reason, counted = _policy_verdict(approval_name, policy, plan_risk(rec.get("steps")))
@@ -507,6 +530,8 @@ def judge_approval(
             return ApprovalVerdict(state, reason, None)  # type: ignore[arg-type]
         approvals = [name for name, _who in counted]
         approved_by = ",".join(sorted({who for _name, who in counted}))
+        uids = {_approval_name(o): _uid(o) for o in [policy.approval, *policy.others]}
+        counted_uids = {name: uids[name] for name in approvals if uids.get(name)}
     # A new run: a fresh attempt number gives fresh Job names, so a re-run after
     # a failure never collides with (or adopts) the Jobs of the earlier run.
     new_exec = {
@@ -515,6 +540,8 @@ def judge_approval(
         "runbook": rec.get("runbook"),
         "approval": approval_name,
         "approvals": approvals,
+        # Which objects those names were: one deleted and made again under a name is another Approval.
+        **({"approvalUids": counted_uids} if counted_uids else {}),
         "approvedBy": approved_by,
         "attempt": int(execution.get("attempt", 0)) + 1,
         "state": RUNNING,
