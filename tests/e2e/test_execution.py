@@ -378,6 +378,31 @@ def test_a_finished_step_whose_job_was_deleted_is_not_run_again(env: Env, namesp
     assert set(run_jobs) == set(STEP_NAMES) - {first}
 
 
+def test_a_dry_run_job_deleted_mid_run_is_not_made_again_and_the_run_goes_on(env: Env, namespace: str) -> None:
+    """The dry-run gated the run's start; deleting its Job later neither holds nor repeats anything."""
+    plan_hash = env.setup()
+    first, last = STEP_NAMES[0], STEP_NAMES[-1]
+    with kept_default_registry(), operator(namespace) as runner:
+        env.start_run(plan_hash)
+        wait_for("the first step recorded as succeeded", lambda: any(
+            s["name"] == first and s["result"] == "succeeded" for s in env.status("execution").get("steps") or []))
+    assert runner.exception is None, runner.output
+    gone = jobkit.job_name(INCIDENT, "dryrun", last, 1)
+    env.kubectl("delete", "job", gone, "-n", namespace, "--wait=true", check=True)
+    with operator(namespace) as again:
+        ex = wait_for("the run to end", lambda: (e := env.status("execution")).get("state") in machine.TERMINAL and e)
+        messages = wait_for("the unpinned step's warning", lambda: (m := env.event_messages()) and any(
+            r == "StepImageNotPinned" for r, _ in m) and m)
+    assert again.exception is None, again.output
+    assert ex["state"] == "Succeeded", ex
+    assert gone not in {j["metadata"]["name"] for j in env.jobs(f"{jobkit.LABEL_PHASE}=dryrun")}, "made again"
+    dry = env.status("dryRun")
+    assert {s["name"]: s["result"] for s in dry["steps"]}[last] == "succeeded", dry  # what it found stands
+    unpinned = [m for r, m in messages if r == "StepImageNotPinned"]
+    assert len(unpinned) == 1 and unpinned[0].startswith(f"step {last} runs image"), unpinned
+    assert "the dry-run's Job is gone" in unpinned[0]
+
+
 def test_a_job_an_admission_policy_forbids_ends_its_step_with_the_policy_s_reason(
         env: Env, namespace: str, kubectl: Callable[..., Any]) -> None:
     # A policy engine or a quota answers 403, not 422: the dry-run waited forever with no Job whose

@@ -394,6 +394,30 @@ def test_a_decision_without_a_job_is_left_as_it_is() -> None:
     assert m.unproven(d, NO_APPROVAL, started=False) == d
 
 
+@pytest.mark.parametrize("dry_done,dry_ok", [(False, False), (True, False)])
+def test_the_dry_run_gates_the_first_step_only(dry_done, dry_ok) -> None:
+    """A dry-run Job deleted mid-run (made again, or failing) neither holds the next step nor unsays the first."""
+    before = run({}, dry_done=dry_done, dry_ok=dry_ok)
+    assert before.create is None and before.state in ("Pending", "Failed")
+    mid = run({("run", "a"): S}, dry_done=dry_done, dry_ok=dry_ok)
+    assert mid.create == Create("run", "b") and "not run" not in mid.reason
+
+
+def test_a_finished_dry_run_keeps_its_result_when_its_job_is_gone_and_a_resolved_incident_starts_none() -> None:
+    dry = {"steps": [{"name": "a", "result": "succeeded"}, {"name": "b", "result": "succeeded"},
+                     {"name": "c", "result": "failed", "reason": "exit 2"}, {"name": "d", "result": "running"}]}
+    kept, why = m.dry_run_recorded(dry, {("dryrun", "a"): "failed"})
+    # The Job that is there counts; a finished one whose Job is gone keeps its result; a running one is made again.
+    assert kept == {("dryrun", "b"): "succeeded", ("dryrun", "c"): "failed"} and why == {("dryrun", "c"): "exit 2"}
+    decision = m.dry_run(STEPS, {("dryrun", "a"): S, **kept}, why)
+    assert decision.create == [Create("dryrun", "d")] and not decision.done
+    assert m.not_started(decision, resolved=False) == ({}, {})
+    ended, ended_why = m.not_started(decision, resolved=True)
+    after = m.dry_run(STEPS, {("dryrun", "a"): S, **kept, **ended}, {**why, **ended_why})
+    assert after.create == [] and after.done and not after.ok
+    assert {"name": "d", "result": "failed", "reason": m.NOT_STARTED_RESOLVED} in after.results
+
+
 CHANGED = "the approved plan p1 changed (now p2)"
 
 
@@ -440,3 +464,16 @@ def _made(name, at, incident="inc"):
 def test_an_approval_is_of_an_incident_it_names_and_does_not_predate(approval, counts):
     incident = {"metadata": {"name": "inc", "creationTimestamp": "2026-12-05T10:00:00Z"}}
     assert m.for_this_incident(approval, incident) is counts
+
+
+def test_a_resolved_incident_whose_dry_run_never_began_is_not_waited_for() -> None:
+    import kopf
+
+    from recall_operator.handlers.execution import in_progress
+
+    status = {"recommendation": {"mode": "actionable", "planHash": "p1"}, "dryRun": {"planHash": "p0", "done": True}}
+    resolved = {"resolution": {"confirmedBy": "bob"}}
+    assert in_progress(status, kopf.Memo(), {}) is True  # open: its dry-run is still to start
+    assert in_progress(status, kopf.Memo(), resolved) is False  # resolved: nothing will start it
+    running = {**status, "execution": {"planHash": "p0", "state": "Running"}}
+    assert in_progress(running, kopf.Memo(), resolved) is True  # a run going on is still followed

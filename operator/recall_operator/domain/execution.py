@@ -191,10 +191,12 @@ def run(
             return RunDecision(STOPPED, None, f"{stop_word}; stopped before step {_name(step)}", run_view)
         if not approved:
             return RunDecision("Pending", None, "waiting for an Approval of this planHash", run_view)
-        if not dry_run_done:
+        # The dry-run gates the run's start. Once a step has run, what became of a dry-run
+        # Job since (deleted, made again) neither holds the next step nor unsays the first.
+        if i == 0 and not dry_run_done:
             return RunDecision("Pending", None, "waiting for the dry-run Jobs to finish" + (
                 f": {dry_run_why}" if dry_run_why else ""), run_view)
-        if not dry_run_ok:
+        if i == 0 and not dry_run_ok:
             return RunDecision(FAILED, None, f"a dry-run failed{_because(dry_run_why)}; the plan is not run", run_view)
         return RunDecision(RUNNING, Create("run", _name(step)), f"starting step {_name(step)}", run_view)
     return RunDecision(SUCCEEDED, None, "every step succeeded", run_view)
@@ -304,6 +306,42 @@ def recorded_when_gone(execution: Mapping[str, Any], observed: Observed) -> tupl
             if reason:
                 why[at] = reason
     return states, why
+
+
+NOT_STARTED_RESOLVED = "not run: the incident was resolved before this dry-run started"
+
+
+def dry_run_recorded(dry: Mapping[str, Any], observed: Observed) -> tuple[
+        dict[tuple[str, str], JobState], dict[tuple[str, str], str]]:
+    """What status recorded for dry-runs of this attempt that have no Job, so that none is made again.
+
+    A finished dry-run keeps its result when its Job is deleted: it is read-only
+    and already judged, and making it again would change what the run's image
+    is pinned to. One that had not finished is made again, unless the incident
+    is resolved: a resolved incident starts nothing, so that dry-run ends as not
+    run instead of waiting for a Job nobody will create.
+    """
+    states: dict[tuple[str, str], JobState] = {}
+    why: dict[tuple[str, str], str] = {}
+    for entry in dry.get("steps") or []:
+        at = ("dryrun", str(entry.get("name")))
+        result = entry.get("result")
+        if at in observed:
+            continue
+        if result in ("succeeded", "failed"):
+            states[at] = result
+            if entry.get("reason"):
+                why[at] = str(entry["reason"])
+    return states, why
+
+
+def not_started(decision: DryRunDecision, resolved: bool) -> tuple[dict[tuple[str, str], JobState],
+                                                                     dict[tuple[str, str], str]]:
+    """The dry-runs `decision` would create, ended as not run when the incident is resolved (none is)."""
+    if not resolved:
+        return {}, {}
+    return ({("dryrun", c.step): "failed" for c in decision.create},
+            {("dryrun", c.step): NOT_STARTED_RESOLVED for c in decision.create})
 
 
 def stopped_unverified(execution: Mapping[str, Any]) -> str:

@@ -249,8 +249,10 @@ async def _dry_run_image(api: Any, namespace: str, step: Mapping[str, Any], dry_
     Nothing to pin for an image the Runbook already pins or a step with no dry-run.
     """
     image = str(step["image"])
-    if "@" in image or dry_job is None:
+    if "@" in image or not step.get("dryRunCommand"):
         return None, ""
+    if dry_job is None:
+        return None, "the dry-run's Job is gone, so what image it ran is not known"
     pods = _items(api, await asyncio.to_thread(
         k8s.CoreV1Api(api).list_namespaced_pod, namespace, label_selector=f"job-name={dry_job['metadata']['name']}"))
     digest, why = jobkit.dry_run_digest(pods, str(dry_job["metadata"].get("uid") or ""))
@@ -436,8 +438,12 @@ async def _advance_once(ctx: Ctx, namespace: str, name: str) -> bool:
             return False  # read again, with the intent recorded (or the race lost)
         attempt = int(dry["attempt"])
         observed, why = seen.observed(name, steps, attempt, ("dryrun",))
+        kept, kept_why = machine.dry_run_recorded(dry, observed)
+        observed, why = {**observed, **kept}, {**why, **kept_why}
+        ended, ended_why = machine.not_started(machine.dry_run(steps, observed, why), resolved)
+        observed, why = {**observed, **ended}, {**why, **ended_why}
         dry_decision = machine.dry_run(steps, observed, why)
-        for c in [] if resolved else dry_decision.create:
+        for c in dry_decision.create:
             step = next(s for s in steps if s["name"] == c.step)
             manifest = jobkit.job_manifest(name, namespace, uid, step, "dryrun", attempt, params,
                                            service_account=account, plan_hash=plan_hash, runbook=runbook)
@@ -820,12 +826,18 @@ async def execution_cleanup(memo: kopf.Memo, **_: Any) -> None:
 RESYNC_SECONDS = 5.0
 
 
-def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
-    """Whether an Incident has a dry-run or an execution that is not finished."""
+def in_progress(status: Mapping[str, Any], memo: kopf.Memo, spec: Mapping[str, Any] | None = None, **_: Any) -> bool:
+    """Whether an Incident has a dry-run or an execution that is not finished.
+
+    A resolved incident starts no dry-run, so one not begun for its plan is not waited for.
+    """
     rec = status.get("recommendation") or {}
     dry = status.get("dryRun") or {}
     ex = status.get("execution") or {}
-    dry_pending = rec.get("mode") == "actionable" and (dry.get("planHash") != rec.get("planHash") or not dry.get("done"))
+    begun = dry.get("planHash") == rec.get("planHash")
+    if not begun and resolved_by({"spec": spec or {}}) is not None:
+        return bool(ex and ex.get("state") not in machine.TERMINAL)
+    dry_pending = rec.get("mode") == "actionable" and (not begun or not dry.get("done"))
     config = memo.get("settings")
     if dry_pending and config is not None and not config.auto_dry_run:
         dry_pending = dry.get("planHash") == rec.get("planHash") or (
@@ -833,8 +845,8 @@ def in_progress(status: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> bool:
     return dry_pending or bool(ex and ex.get("state") not in machine.TERMINAL)
 
 
-async def runs_in_progress(name: str, namespace: str | None, status: Mapping[str, Any], meta: Mapping[str, Any],
-                           memo: kopf.Memo, **_: Any) -> dict[tuple[str, str], bool] | None:
+async def runs_in_progress(name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
+                           meta: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> dict[tuple[str, str], bool] | None:
     """The Incidents the resync loop advances, as the watch last saw them: an index needs no finalizer.
 
     Async though it awaits nothing: Kopf runs a plain function on a worker
@@ -844,7 +856,7 @@ async def runs_in_progress(name: str, namespace: str | None, status: Mapping[str
     with a timer by a finalizer: one more write on each run, and an Incident
     deleted while the operator is down would wait for it to come back.
     """
-    if meta.get("deletionTimestamp") or not in_progress(status, memo):
+    if meta.get("deletionTimestamp") or not in_progress(status, memo, spec):
         return None
     return {(namespaced(namespace), name): True}
 
