@@ -138,8 +138,12 @@ def runbook_outcome(resolution: Resolution, runbook: str) -> str | None:
     # A reported success is a claim, not a record; a reported failure still counts. A run the operator saw
     # succeed that the outcome leaves out (`as_remembered`) is kept for people to read, and counts for
     # nothing: its steps worked, and whoever confirmed the outcome says something else fixed the incident.
-    results = [a.result for a in resolution.actions
-               if names_runbook(a.action, runbook) and not ((a.reported or a.observed) and a.result == "succeeded")]
+    named = [a for a in resolution.actions if names_runbook(a.action, runbook)]
+    # A failure the operator saw stays a failure, whatever a person writes of that runbook after it
+    # ("partial", a claimed re-run): only a later run of its own could say otherwise, and it keeps none.
+    if any(a.observed and a.result == "failed" for a in named):
+        return "failed"
+    results = [a.result for a in named if not ((a.reported or a.observed) and a.result == "succeeded")]
     if results:
         # The last attempt decides: a partial run followed by a full one succeeded.
         return results[-1]
@@ -210,12 +214,14 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     names = {*runbooks, *([resolution.runbook] if resolution.runbook else [])}
     actions = tuple(
         a.model_copy(update={"reported": True})
+        # A success is the operator's to vouch for only when the action names no other runbook:
+        # "ran rb-a, then rb-b" would otherwise credit rb-b, which it never ran.
         if a.result == "succeeded" and any(rb != vouched and names_runbook(a.action, rb) for rb in names)
-        and not (vouched and names_runbook(a.action, vouched))
         else a
         for a in resolution.actions
     )
-    if ran and failed and not any(names_runbook(a.action, ran) and a.result != "succeeded" for a in actions):
+    # Only an action that says the run failed records it; "partial" would soften what the operator saw.
+    if ran and failed and not any(names_runbook(a.action, ran) and a.result == "failed" for a in actions):
         actions = (Action(action=f"run runbook {ran} (the operator's run: {failed})", result="failed", observed=True),
                    *actions)
     elif ran and not failed and resolution.runbook != ran and not any(names_runbook(a.action, ran) for a in actions):

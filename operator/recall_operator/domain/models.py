@@ -78,6 +78,13 @@ class Resolution(_Model):
     root_cause: str = Field(default="", alias="rootCause")
     summary: str = ""
     runbook: str | None = None
+
+    @field_validator("runbook", mode="before")
+    @classmethod
+    def _no_runbook_is_none(cls, value: Any) -> Any:
+        # `runbook: ""` says no runbook; read as anything else it passed for a named one where
+        # one person's word is weighed (consolidation.one_voice).
+        return None if isinstance(value, str) and not value.strip() else value
     actions: tuple[Action, ...] = ()
     confirmed_by: str = Field(default="", alias="confirmedBy")
     confirmed_at: datetime | None = Field(default=None, alias="confirmedAt")
