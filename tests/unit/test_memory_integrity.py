@@ -77,3 +77,21 @@ def test_long_dashed_text_is_read_and_cited_names_still_found() -> None:
     assert incident_names(f"see tw-inc-013, and inc-7 (inc-0042); {'y' * 400},{cited}.") == [
         "tw-inc-013", "inc-7", "inc-0042", cited]
     assert incident_names("a-inc-x " + "a-" * 8192) == []
+
+
+def test_a_correction_waiting_for_memory_is_not_counted_on_runbooks_again() -> None:
+    """The first outcome was counted; a correction recorded while memory is down (or during a run, or
+    refused) rewrites status.memory, and once memory takes it, it must still read as counted before."""
+    from recall_operator.kube import status as st
+
+    first = st.prune_none(st.consolidated_status({}, "k1", "embedded", ["rb-a"], 1, NOW).patch)
+    assert st.counted_before(first)
+    for later in (st.outbox_status(first, "k2", 2, NOW, "memory down"),
+                  st.run_wait_status(first, "k2", 2, NOW, NOW, "step act is running"),
+                  st.refused_status(first, "k2", 2, NOW, "name taken")):
+        after = st.prune_none({**first, **later.patch})
+        assert st.counted_before(after), after["memory"]
+        again = st.prune_none({**after, **st.consolidated_status(after, "k2", "embedded", [], 2, NOW).patch})
+        assert st.counted_before(again)
+    # An incident never counted is not taken for one.
+    assert not st.counted_before(st.prune_none(st.outbox_status({}, "k1", 1, NOW, "memory down").patch))

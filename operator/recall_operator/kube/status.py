@@ -311,7 +311,7 @@ def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: da
         transitions = [c for c in conditions if c["type"] == RESOLVED]
     desired = {
         "memory": {"outbox": "pending", "key": key, "lastError": error, "consolidated": None, "waiting": None,
-                   "waitingSince": None},
+                   "waitingSince": None, "counted": _counted(current)},
         "conditions": conditions,
     }
     return StatusChange(only_changes(current, desired), transitions)
@@ -343,6 +343,9 @@ def consolidated_status(
             "refused": None,
             "key": key,
             "consolidated": key,
+            # Its runbooks are counted now, or were by an earlier outcome: kept by every later write
+            # of `memory` (a correction that waits for memory must not be counted again).
+            "counted": True,
             "backend": backend,
             "writtenAt": now.isoformat(),
             "lastError": None,
@@ -371,7 +374,7 @@ def run_wait_status(current: Mapping[str, Any], key: str, generation: int, now: 
     )
     desired = {
         "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": None,
-                   "waiting": waiting, "waitingSince": since.isoformat()},
+                   "waiting": waiting, "waitingSince": since.isoformat(), "counted": _counted(current)},
         "conditions": conditions,
     }
     return StatusChange(only_changes(current, desired), transitions)
@@ -473,6 +476,7 @@ def refused_status(current: Mapping[str, Any], key: str, generation: int, now: d
     )
     desired = {
         "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": why,
+                   "counted": _counted(current),
                    "waiting": None, "waitingSince": None},
         "conditions": conditions,
     }
@@ -487,7 +491,12 @@ def counted_before(status: Mapping[str, Any]) -> bool:
     (COUNTED_WINDOW), so a correction of an incident older than the window
     would have counted it a second time.
     """
-    return bool((status.get("memory") or {}).get("consolidated"))
+    return bool(_counted(status) or (status.get("memory") or {}).get("consolidated"))
+
+
+def _counted(status: Mapping[str, Any]) -> bool | None:
+    """Whether an outcome of this incident was ever counted on its Runbooks (None: never, so not sent)."""
+    return True if (status.get("memory") or {}).get("counted") else None
 
 
 def runbook_counts_status(
