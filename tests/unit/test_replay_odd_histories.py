@@ -32,13 +32,13 @@ words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=7).map(" ".join)
 
 
 def _runbook(name: str, title: str, services: list[str], symptoms: list[str], param: str | None,
-             steps: list[tuple[str, bool, bool, str]]) -> dict[str, Any]:
+             steps: list[tuple[bool, bool, str]]) -> dict[str, Any]:
     spec: dict[str, Any] = {"title": title, "services": services, "symptoms": symptoms, "steps": [
         {"name": f"step-{i}", "image": "registry.example/tools:1",
          "command": ["act", "--on", "$(TARGET)"] if uses else ["act"],
          **({"dryRunCommand": ["check"]} if dry else {}), **({"rollbackCommand": ["undo"]} if dry else {}),
          "risk": risk}
-        for i, (_, uses, dry, risk) in enumerate(steps)]}
+        for i, (uses, dry, risk) in enumerate(steps)]}
     if param is not None:
         spec["parameters"] = {"TARGET": param or None}
     return {"type": "apply", "object": {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook",
@@ -48,7 +48,7 @@ def _runbook(name: str, title: str, services: list[str], symptoms: list[str], pa
 runbooks = st.builds(
     _runbook, st.sampled_from(RUNBOOKS), words, st.lists(st.sampled_from(SERVICES), max_size=2, unique=True),
     st.lists(st.sampled_from(SYMPTOMS), max_size=3, unique=True), st.one_of(st.none(), st.just(""), st.just("orders")),
-    st.lists(st.tuples(st.just(""), st.booleans(), st.booleans(), st.sampled_from(["low", "medium", "high", "critical"])),
+    st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from(["low", "medium", "high", "critical"])),
          min_size=1, max_size=2),
 )
 migrations = st.builds(

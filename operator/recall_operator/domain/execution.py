@@ -317,9 +317,8 @@ def dry_run_recorded(dry: Mapping[str, Any], observed: Observed) -> tuple[
 
     A finished dry-run keeps its result when its Job is deleted: it is read-only
     and already judged, and making it again would change what the run's image
-    is pinned to. One that had not finished is made again, unless the incident
-    is resolved: a resolved incident starts nothing, so that dry-run ends as not
-    run instead of waiting for a Job nobody will create.
+    is pinned to. One that had not finished is made again (on a resolved
+    incident, which starts nothing, `not_started` ends it instead).
     """
     states: dict[tuple[str, str], JobState] = {}
     why: dict[tuple[str, str], str] = {}

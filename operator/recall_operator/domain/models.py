@@ -78,6 +78,12 @@ class Resolution(_Model):
     root_cause: str = Field(default="", alias="rootCause")
     summary: str = ""
     runbook: str | None = None
+    actions: tuple[Action, ...] = ()
+    confirmed_by: str = Field(default="", alias="confirmedBy")
+    confirmed_at: datetime | None = Field(default=None, alias="confirmedAt")
+    # The runbook a person said fixed it when the operator never ran it there:
+    # remembered, shown, but no runbook's precedent or track record.
+    reported_runbook: str | None = derived(default=None, alias="reportedRunbook")
 
     @field_validator("runbook", mode="before")
     @classmethod
@@ -85,12 +91,6 @@ class Resolution(_Model):
         # `runbook: ""` says no runbook; read as anything else it passed for a named one where
         # one person's word is weighed (consolidation.one_voice).
         return None if isinstance(value, str) and not value.strip() else value
-    actions: tuple[Action, ...] = ()
-    confirmed_by: str = Field(default="", alias="confirmedBy")
-    confirmed_at: datetime | None = Field(default=None, alias="confirmedAt")
-    # The runbook a person said fixed it when the operator never ran it there:
-    # remembered, shown, but no runbook's precedent or track record.
-    reported_runbook: str | None = derived(default=None, alias="reportedRunbook")
 
 
 class Correction(Resolution):

@@ -45,11 +45,6 @@ def tokens(text: str) -> list[str]:
 # query's own text. A large cache only held every memory ever written: at 65,536
 # entries it was a fifth of the process's memory, and every one of its entries
 # is an object the collector walks on each full collection.
-def tokens_cache_clear() -> None:
-    """Forget the cached tokens (for a tool that changes how text is split while it runs)."""
-    _tokens.cache_clear()
-
-
 @functools.lru_cache(maxsize=2_048)
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
@@ -63,6 +58,11 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(t for t in out if t not in STOPWORDS)
 
 
+def tokens_cache_clear() -> None:
+    """Forget the cached tokens (for a tool that changes how text is split while it runs)."""
+    _tokens.cache_clear()
+
+
 # An Incident's name is at most 253 characters; a longer run of letters and dashes names none.
 _NAME_WINDOW = 260
 _CITED = re.compile(r"inc-\d")
@@ -71,7 +71,7 @@ _CITED = re.compile(r"inc-\d")
 def incident_names(text: str) -> list[str]:
     """Incident names cited in free text (`inc-0042`, `tw-inc-013`), in order, without repeats.
 
-    Read word by word, and a long word only around each `inc-` in it: the pattern
+    Read word by word, and a long word only around each `inc-<digit>` in it: the pattern
     backtracks over a run of dashed words, and over a 16 KiB run its time grew
     with the square of the length (seconds of the event loop per outcome).
     """
