@@ -42,7 +42,28 @@ def api_client(pool_size: int | None = None) -> Any:
         config.load_kube_config(config_file=first, client_configuration=configuration)
     if pool_size:
         configuration.connection_pool_maxsize = pool_size
-    return client.ApiClient(configuration)
+    api = client.ApiClient(configuration)
+    _bound_requests(api)
+    return api
+
+
+# How long one API request may take when its caller gives no timeout: connecting,
+# then each read. The API server ends a request it cannot serve after 60 s on
+# its own; these bound a connection that was accepted and then never answered
+# (a partition, a load balancer dropping it), where a call would otherwise block
+# its thread for ever, holding an incident's lock and its loop's pass with it.
+API_CONNECT_TIMEOUT = 10.0
+API_READ_TIMEOUT = 70.0
+
+
+def _bound_requests(api: Any) -> None:
+    """Give every request of `api` a timeout unless its caller gives its own."""
+    request = api.rest_client.request
+
+    def bounded(*args: Any, _request_timeout: Any = None, **kwargs: Any) -> Any:
+        return request(*args, _request_timeout=_request_timeout or (API_CONNECT_TIMEOUT, API_READ_TIMEOUT), **kwargs)
+
+    api.rest_client.request = bounded
 
 
 # Every API class of the Kubernetes client the operator calls (a test keeps the list whole).

@@ -1,0 +1,85 @@
+"""An API request the server accepts and never answers ends with an error instead of blocking its thread for ever."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recall_operator.kube import client as kube
+
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:%d"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+"""
+
+
+@pytest.fixture()
+def silent_server() -> Iterator[int]:
+    """A port that accepts connections and never says a word (a half-open connection's far end)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    for conn in accepted:
+        conn.close()
+    listener.close()
+
+
+def _call(api: Any, **kwargs: Any) -> BaseException | None:
+    """Send one GET on its own thread; the error it ended with, or None while it still waits after 20 s."""
+    ended: list[BaseException] = []
+
+    def send() -> None:
+        try:
+            kube._send(api, "GET", "/api/v1/namespaces", None, "application/json", **kwargs)
+        except BaseException as exc:  # what ends it is the point of the test
+            ended.append(exc)
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    thread.join(20)
+    return ended[0] if ended else None
+
+
+def test_a_request_without_a_timeout_of_its_own_gives_up(silent_server: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "kubeconfig"
+    config.write_text(KUBECONFIG % silent_server)
+    monkeypatch.setenv("KUBECONFIG", str(config))
+    monkeypatch.setattr(kube, "API_READ_TIMEOUT", 0.5)
+    ended = _call(kube.api_client())
+    assert ended is not None, "the request still waits for an answer that never comes"
+    assert "timed out" in str(ended).lower() or "timeout" in type(ended).__name__.lower(), repr(ended)
+
+
+def test_a_callers_own_timeout_still_decides(silent_server: int, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "kubeconfig"
+    config.write_text(KUBECONFIG % silent_server)
+    monkeypatch.setenv("KUBECONFIG", str(config))
+    monkeypatch.setattr(kube, "API_READ_TIMEOUT", 3600.0)  # the default alone would wait an hour
+    ended = _call(kube.api_client(), timeout=0.5)
+    assert ended is not None, "the caller's timeout was not used"
