@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
@@ -130,6 +132,51 @@ def test_depth_is_the_longest_callee_chain(service: str, depth: int) -> None:
 
 def test_depth_survives_a_cycle() -> None:
     assert Topology.parse("a: {dependsOn: [b]}\nb: {dependsOn: [a]}").depth("a") >= 1
+
+
+def _longest_below(graph: dict[str, list[str]], service: str) -> int:
+    """The plain definition, for graphs without a cycle: one more than the deepest callee."""
+    return max((1 + _longest_below(graph, d) for d in graph.get(service, [])), default=0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_depths_of_a_graph_without_cycles_are_its_longest_chains(seed: int) -> None:
+    rng = random.Random(seed)
+    names = [f"s{i:02d}" for i in range(30)]
+    # Edges only from a later name to an earlier one: no cycle, in any order of the names.
+    graph = {n: sorted(rng.sample(names[:i], k=min(i, rng.randint(0, 3)))) for i, n in enumerate(names)}
+    rng.shuffle(names)
+    topology = Topology({n: frozenset(d) for n, d in graph.items()})
+    assert {n: topology.depth(n) for n in names} == {n: _longest_below(graph, n) for n in names}
+    assert topology.max_depth == max(_longest_below(graph, n) for n in names)
+
+
+def test_a_cyclic_graphs_depths_do_not_depend_on_which_service_is_asked_first() -> None:
+    text = "a: {dependsOn: [b]}\nb: {dependsOn: [c]}\nc: {dependsOn: [a, d]}\nd: {dependsOn: [e]}\ne: {}\n"
+    orders = [list("abcde"), list("edcba"), list("cadbe")]
+    answers = []
+    for order in orders:
+        topology = Topology.parse(text)
+        answers.append({s: topology.depth(s) for s in order})
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0]["e"] == 0 and answers[0]["d"] == 1 and answers[0]["c"] >= 2
+
+
+def test_a_large_topology_walks_each_service_once() -> None:
+    # 2,000 services with ten callees each: a walk from every service in turn visited about
+    # 44 million edges; one walk visits each edge once. Counted, not timed.
+    depends_on = {f"s{i:04d}": frozenset(f"s{(i * 7 + k) % 2000:04d}" for k in range(1, 11)) for i in range(2000)}
+    visits = 0
+
+    class Counting(dict):  # type: ignore[type-arg]
+        def get(self, key, default=None):  # type: ignore[no-untyped-def]
+            nonlocal visits
+            visits += 1
+            return super().get(key, default)
+
+    topology = Topology(Counting(depends_on))
+    assert topology.max_depth >= 10
+    assert visits <= 2 * 2000
 
 
 def test_callers_and_depths_asked_again_answer_as_the_first_time() -> None:

@@ -85,21 +85,29 @@ class Topology:
     @functools.cached_property
     def max_depth(self) -> int:
         """The deepest chain in the whole topology (computed once per topology)."""
-        return max((self.depth(s) for s in self.depends_on), default=0)
+        return max(self._depths.values(), default=0)
 
     def depth(self, service: str) -> int:
-        """The longest chain of callees below a service (0 for a leaf such as a database).
+        """The longest chain of callees below a service (0 for a leaf such as a database, or one not named).
 
         A cycle in the topology is cut where it closes, so a typo there cannot hang the operator.
         """
-        if service not in self._depths:
-            self._depths[service] = _longest_chain(self.depends_on, service)
-        return self._depths[service]
+        return self._depths.get(service, 0)
 
     @functools.cached_property
     def _depths(self) -> dict[str, int]:
-        # Filled as services are asked about: scoring asks once per candidate's service.
-        return {}
+        """Every named service's depth, from one walk that visits each service once.
+
+        A walk from each service in turn was quadratic: 2,000 services with ten
+        callees each took 15 s of the event loop. The walks start in name order,
+        so where a cycle is cut (and with it a cyclic graph's depths) depends on
+        the graph alone, never on which service was asked about first.
+        """
+        done: dict[str, int] = {}
+        for service in sorted(self.depends_on):
+            if service not in done:
+                _longest_chains(self.depends_on, service, done)
+        return done
 
     def callers(self, service: str) -> frozenset[str]:
         return self._callers.get(service, frozenset())
@@ -114,14 +122,14 @@ class Topology:
         return {service: frozenset(c) for service, c in callers.items()}
 
 
-def _longest_chain(depends_on: Mapping[str, frozenset[str]], start: str) -> int:
-    """The longest chain of callees below `start`, each cycle cut where it closes.
+def _longest_chains(depends_on: Mapping[str, frozenset[str]], start: str, done: dict[str, int]) -> None:
+    """Into `done`, the longest chain of callees below `start` and below every service it reaches
+    that `done` does not hold yet, each cycle cut where it closes.
 
     Walked with a stack of its own, not by recursion: a topology is anyone's
     ConfigMap, and a chain of a thousand services exceeded Python's recursion
     limit and stopped every answer of its namespace.
     """
-    done: dict[str, int] = {}
     on_path = {start}
     best = {start: 0}
     stack = [(start, iter(sorted(depends_on.get(start, frozenset()))))]
@@ -144,4 +152,3 @@ def _longest_chain(depends_on: Mapping[str, frozenset[str]], start: str) -> int:
             if stack:
                 caller = stack[-1][0]
                 best[caller] = max(best[caller], 1 + done[service])
-    return done[start]
