@@ -40,6 +40,24 @@ def test_memory_staleness(mem, now, stale: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("keyword", "fix", "stale"),
+    [
+        ("lb", "rollback of the release", False),  # r-o-l-l-b-a-c-k holds "lb", not the word
+        ("ha", "changed the pool size", False),
+        ("lb", "drained the LB first, then restarted", True),
+        ("haproxy", "reloaded haproxy.", True),
+        ("restart redis-server", "ssh in and restart redis-server on each VM", True),
+        ("restart redis-server", "restart redis-servers", False),
+    ],
+)
+def test_a_fix_keyword_counts_only_as_whole_words(keyword: str, fix: str, stale: bool) -> None:
+    # The memory is on another service than the migrated one: only the keyword can make it stale.
+    m = migration("edge-lb-to-cloud", "edge-ingress", keywords=[keyword], when=MIGRATED)
+    mem = memory("inc-1", service="cart-service", actions=[(fix, "succeeded")], resolved_at=T0)
+    assert (memory_staleness(mem, [m], TOPOLOGY, LATER) is not None) is stale
+
+
+@pytest.mark.parametrize(
     ("now", "expected"),
     [(MIGRATED - timedelta(seconds=1), {}), (MIGRATED, {"redis-restart-vm": "redis-to-enterprise"})],
 )

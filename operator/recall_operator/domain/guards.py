@@ -8,6 +8,7 @@ function that says what it found and why.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -70,7 +71,7 @@ def memory_staleness(
     for m in after:
         spec = m.spec
         used = [rb for rb in spec.impacted_runbooks if runbook_outcome(memory.resolution, rb) is not None]
-        phrases = [k for k in spec.impacted_fix_keywords if k.lower() in fix_text]
+        phrases = [k for k in spec.impacted_fix_keywords if _says(fix_text, k)]
         related = topology.relation(memory.spec.service, spec.target_service) != "unrelated"
         if used or phrases or (related and memory.resolution.runbook in spec.impacted_runbooks):
             what = f"runbook {', '.join(used)}" if used else f"fix '{phrases[0]}'" if phrases else "its fix"
@@ -131,3 +132,8 @@ def open_contradictions(
         for c in contradictions
         if c.spec.resolution.state == "open" and names.intersection(c.spec.memories)
     ]
+
+
+def _says(text: str, phrase: str) -> bool:
+    """Whether lower-case `text` holds `phrase` as whole words: a keyword "lb" is not in "rollback"."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}(?![a-z0-9])", text) is not None
