@@ -14,6 +14,7 @@ from recall_operator.domain.guards import (
     open_contradictions,
     stale_runbooks,
 )
+from recall_operator.domain.models import MigrationSpec
 from domain_builders import T0, TOPOLOGY, contradiction, memory, migration, runbook, spec
 
 MIGRATED = T0 + timedelta(days=14)
@@ -189,3 +190,24 @@ def test_a_proven_runbook_is_offered_only_when_it_covers_the_incident() -> None:
     assert best_catalog_fit(partial, catalog, TOPOLOGY, proven={"redis-flush"}) is None
     assert best_catalog_fit(whole, catalog, TOPOLOGY, proven={"redis-flush"}).runbook == "redis-flush"
     assert best_catalog_fit(whole, catalog, TOPOLOGY, excluded={"redis-flush"}, proven={"redis-flush"}) is None
+
+
+@pytest.mark.parametrize(
+    ("written", "moment"),
+    [
+        ("2025-01-15", "2025-01-15T00:00:00+00:00"),  # a day: its start, in UTC
+        ("2025-01-15T00:00:00-08:00", "2025-01-15T08:00:00+00:00"),  # midnight somewhere else is not a day
+        ("2025-01-15T03:00:00-08:00", "2025-01-15T11:00:00+00:00"),
+        ("2025-01-15T00:00:00Z", "2025-01-15T00:00:00+00:00"),
+    ],
+)
+def test_a_migration_date_with_a_time_keeps_its_offset(written: str, moment: str) -> None:
+    m = MIG.model_copy(update={"spec": MIG.spec.model_copy(update={
+        "migration_date": MigrationSpec.model_validate({"targetService": "x", "migrationDate": written}).migration_date,
+    }), "applied_at": None})
+    assert migration_time(m).isoformat() == moment
+
+
+def test_a_migration_date_that_is_no_time_is_refused_with_what_it_reads() -> None:
+    with pytest.raises(ValueError, match="neither a day"):
+        MigrationSpec.model_validate({"targetService": "x", "migrationDate": "next tuesday at noon"})

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from recall_operator.domain.times import parse_time
+
 Severity = Literal["critical", "high", "medium", "low"]
 ActionResult = Literal["succeeded", "failed", "partial"]
 Risk = Literal["low", "medium", "high", "critical"]
@@ -206,6 +208,19 @@ class MigrationSpec(_Model):
     impacted_runbooks: tuple[str, ...] = Field(default=(), alias="impactedRunbooks")
     impacted_fix_keywords: tuple[str, ...] = Field(default=(), alias="impactedFixKeywords")
     confidence_deduction: int = Field(default=25, alias="confidenceDeduction", ge=0, le=100)
+
+    @field_validator("migration_date", mode="before")
+    @classmethod
+    def _a_time_is_a_moment(cls, value: Any) -> Any:
+        # Read by the union alone, a time at midnight with an offset
+        # ("2025-01-15T00:00:00-08:00") became the day 2025-01-15, in UTC: eight
+        # hours early. Anything with a time of day is a moment, offset and all.
+        if isinstance(value, str) and len(value.strip()) > len("2025-01-15"):
+            moment = parse_time(value)
+            if moment is None:
+                raise ValueError(f"{value!r} is neither a day (2025-01-15) nor an RFC 3339 time")
+            return moment
+        return value
 
 
 class ArchitectureMigration(_Model):
