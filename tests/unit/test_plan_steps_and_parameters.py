@@ -107,6 +107,39 @@ def test_a_bad_default_or_name_is_refused(parameters: Any, needle: str) -> None:
         build_plan(incident(), runbook(NAMESPACED, parameters=parameters))
 
 
+@pytest.mark.parametrize(("command", "refused"), [
+    (["kubectl", "scale", "deployment/${DEPLOYMENT}"], "${DEPLOYMENT}"),  # no shell: the text as written
+    (["kubectl", "scale", "deployment/$DEPLOYMENT"], "$DEPLOYMENT"),
+    (["/bin/sh", "-c", "kubectl scale deployment/$DEPLOYMENT"], None),  # the shell reads it from the environment
+    (["kubectl", "scale", "deployment/$(DEPLOYMENT)"], None),  # Kubernetes fills it
+    (["kubectl", "get", "$HOME"], None),  # not a parameter: the author's business
+])
+def test_a_parameter_written_as_a_shell_reads_it_where_no_shell_runs_is_refused(command: list[str],
+                                                                                refused: str | None) -> None:
+    book = runbook({**UNDO, "command": command}, parameters={"DEPLOYMENT": "cart"})
+    if refused is None:
+        assert build_plan(incident(), book).parameters["DEPLOYMENT"] == "cart"
+    else:
+        with pytest.raises(PlanError, match=rf"writes \{refused}.*says \$\(DEPLOYMENT\)"):
+            build_plan(incident(), book)
+
+
+@pytest.mark.parametrize(("written", "read"), [(False, "false"), (True, "true"), (1e3, "1000"), (0.5, "0.5"), (3, "3")])
+def test_a_default_reads_as_its_author_wrote_it(written: Any, read: str) -> None:
+    # YAML `false` and `1e3` reach the operator as JSON false and 1000.0; a command gets what was meant.
+    for parameters in ({"FLAG": written}, [{"name": "FLAG", "default": written}]):
+        assert runbook(parameters=parameters).spec.defaults() == {"FLAG": read}
+
+
+@pytest.mark.parametrize(("parameters", "needle"), [
+    ([{"name": "A", "default": "1"}, {"name": "A", "default": "2"}], "A is declared more than once"),
+    (42, "must map each NAME to its default, or list the names"),
+])
+def test_parameters_that_say_two_things_or_nothing_are_refused(parameters: Any, needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        runbook(parameters=parameters)
+
+
 RESTART_POD = {"name": "restart", "image": "kubectl:1", "command": ["kubectl", "-n", "edge", "rollout", "restart",
                                                                    "deployment/edge-proxy"]}
 

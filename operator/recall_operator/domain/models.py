@@ -151,23 +151,37 @@ class RunbookParameter(_Model):
     description: str = ""
 
 
+def _default(value: Any) -> str:
+    """A parameter's default as the Runbook's author wrote it in YAML: `false`, not Python's `False`;
+    `1000` for a number YAML or JSON read as 1000.0."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _parameters(raw: Any) -> Any:
     """The CRD's two spellings of parameters, a map name -> default or a list, as one list."""
     if raw is None:
         return ()
     if isinstance(raw, dict):
-        return tuple({"name": k, "default": None if v is None else str(v)} for k, v in raw.items())
+        return tuple({"name": k, "default": None if v is None else _default(v)} for k, v in raw.items())
     if isinstance(raw, (list, tuple)):
         out = []
         for item in raw:
             if isinstance(item, str):
                 out.append({"name": item})
             elif isinstance(item, dict) and item.get("default") is not None:
-                out.append({**item, "default": str(item["default"])})
+                out.append({**item, "default": _default(item["default"])})
             else:
                 out.append(item)
+        names = [i.get("name") if isinstance(i, dict) else None for i in out]
+        twice = sorted({n for n in names if n is not None and names.count(n) > 1})
+        if twice:
+            raise ValueError(f"parameter {', '.join(map(str, twice))} is declared more than once")
         return tuple(out)
-    return raw
+    raise ValueError("parameters must map each NAME to its default, or list the names (with defaults)")
 
 
 class RunbookSpec(_Model):

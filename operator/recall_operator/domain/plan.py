@@ -97,6 +97,10 @@ def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
     for name in sorted(declared):
         if not _NAME.match(name):
             raise PlanError(f"parameter {name!r} is not a name a command can use as $(NAME): A-Z, 0-9 and _")
+    if unexpanded := _unexpanded(runbook, declared):
+        step, written = unexpanded[0]
+        raise PlanError(f"step {step} writes {written}, which no shell runs there to fill in: Kubernetes fills a "
+                        f"parameter only where a command says $({written.strip('${}')})")
     wanted = sorted(referenced | declared)
     values = _values(spec, runbook)
     out: dict[str, str] = {}
@@ -123,6 +127,27 @@ def _referenced(runbook: Runbook) -> set[str]:
     """The parameters the runbook's commands name as `$(NAME)`."""
     return {m for s in runbook.spec.steps for cmd in (s.command, s.dry_run_command, s.rollback_command)
             for arg in cmd for m in _PARAM.findall(arg)}
+
+
+# A parameter written as a shell would read it. Inside `sh -c` the shell fills it from
+# the container's environment, which holds every declared parameter; anywhere else it
+# stays the text as written, as Kubernetes expands `$(NAME)` only.
+_SHELL_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
+
+
+def _unexpanded(runbook: Runbook, declared: set[str]) -> list[tuple[str, str]]:
+    """(step, `$NAME` or `${NAME}`) for each declared parameter a command names that way outside a shell."""
+    found = []
+    for s in runbook.spec.steps:
+        for cmd in (s.command, s.dry_run_command, s.rollback_command):
+            if cmd and cmd[0].rsplit("/", 1)[-1] in _SHELLS:
+                continue
+            for arg in cmd:
+                for m in _SHELL_REFERENCE.finditer(arg):
+                    if (m.group(1) or m.group(2)) in declared:
+                        found.append((s.name, m.group(0)))
+    return found
 
 
 def _values(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
