@@ -206,6 +206,9 @@ def test_an_alert_on_what_a_cluster_exporter_measured_pages_for_the_workload(
         ("error", "high"), ("high", "high"),
         ("warning", "medium"), ("medium", "medium"),
         ("info", "low"), ("low", "low"),
+        # Incident ladders count from 0 or 1 and are spelt many ways: SEV0 is not a word the bridge does not know.
+        ("SEV0", "critical"), ("P0", "critical"), ("sev-1", "critical"), ("Sev 1", "critical"), ("S1", "critical"),
+        ("urgent", "critical"), ("blocker", "critical"), ("SEV_2", "high"), ("s3", "medium"), ("sev5", "low"),
         ("bogus", "medium"), (None, "medium"),
     ],
 )

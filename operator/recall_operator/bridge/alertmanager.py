@@ -118,12 +118,16 @@ WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "cronjob", "job_nam
                    "container", "persistentvolumeclaim")
 SIGNATURE_ANNOTATIONS = ("errorSignatures", "error_signatures")
 
+# Keys as `map_severity` reads a label: lower case, without "-", "_" or spaces ("SEV-1" is "sev1").
 SEVERITY_ALIASES: dict[str, str] = {
-    **dict.fromkeys(("critical", "crit", "page", "p1", "sev1", "emergency", "fatal", "disaster"), "critical"),
-    **dict.fromkeys(("high", "error", "err", "major", "p2", "sev2"), "high"),
-    **dict.fromkeys(("medium", "warning", "warn", "moderate", "average", "p3", "sev3"), "medium"),
-    **dict.fromkeys(("low", "info", "informational", "minor", "notice", "none", "p4", "p5", "sev4"), "low"),
+    **dict.fromkeys(("critical", "crit", "page", "p0", "p1", "sev0", "sev1", "s0", "s1", "emergency", "fatal",
+                     "disaster", "urgent", "blocker"), "critical"),
+    **dict.fromkeys(("high", "error", "err", "major", "p2", "sev2", "s2"), "high"),
+    **dict.fromkeys(("medium", "warning", "warn", "moderate", "average", "p3", "sev3", "s3"), "medium"),
+    **dict.fromkeys(("low", "info", "informational", "minor", "notice", "none", "p4", "p5", "sev4", "sev5", "s4",
+                     "s5"), "low"),
 }
+_SEVERITY_NOISE = re.compile(r"[-_\s]+")
 DEFAULT_SEVERITY = "medium"
 
 ALERT_STATUSES = ("firing", "resolved")
@@ -284,7 +288,7 @@ def parse_signatures(value: str) -> list[str]:
 def map_severity(value: str | None) -> str:
     if not value:
         return DEFAULT_SEVERITY
-    return SEVERITY_ALIASES.get(value.strip().lower(), DEFAULT_SEVERITY)
+    return SEVERITY_ALIASES.get(_SEVERITY_NOISE.sub("", value.lower()), DEFAULT_SEVERITY)
 
 
 def _one_line(value: str, limit: int) -> str:
