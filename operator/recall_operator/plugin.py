@@ -387,6 +387,30 @@ def resolution(root_cause: str, summary: str, actions: Sequence[str], runbook: s
     }
 
 
+def unknown_runbook(name: str | None, incident: Mapping[str, Any], catalog: Sequence[str] | None) -> str | None:
+    """Why `--runbook name` cannot be what fixed this incident, or None when it can.
+
+    A misspelt name credits no runbook, not even the one the operator ran, and
+    the incident counts as counted: a later correction cannot put it right. A
+    name is known when the catalog holds it, or, when the catalog cannot be read
+    (`catalog` None: the user may not list Runbooks), when the incident's status
+    names it (the recommendation, the run, a match).
+    """
+    if not name:
+        return None
+    status = incident.get("status") or {}
+    seen = {str(r) for r in (((status.get("recommendation") or {}).get("runbook")),
+                             ((status.get("execution") or {}).get("runbook")),
+                             *((m or {}).get("runbook") for m in status.get("matches") or ())) if r}
+    if name in seen or (catalog is not None and name in catalog):
+        return None
+    if catalog is None:
+        return None  # nothing to check it against: the operator says what it counted
+    near = sorted(seen | set(catalog))
+    return (f"no Runbook named {name!r} in this namespace (there are: {', '.join(near) or 'none'}); a name that is not"
+            " one credits no runbook, and the outcome cannot be recounted later. Pass the Runbook's name, or none")
+
+
 # -- the cluster -----------------------------------------------------------------
 
 
@@ -446,6 +470,18 @@ class Cluster:
                                   " install them: kubectl apply -f crds/") from exc
             raise
         raise PluginError(not_found_message(name, self.namespace, [i["metadata"]["name"] for i in items]))
+
+    def runbook_names(self) -> list[str] | None:
+        """The Runbooks of the namespace; None when this user may not list them."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            items = self.objects.list_namespaced_custom_object(GROUP, VERSION, self.namespace, "runbooks")["items"]
+        except ApiException as exc:
+            if exc.status in (401, 403):
+                return None
+            raise
+        return [str(i["metadata"]["name"]) for i in items]
 
     def username(self) -> str:
         try:
@@ -679,6 +715,8 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
         if runbook is None:
             suggested = ((incident.get("status") or {}).get("recommendation") or {}).get("runbook")
             runbook = _ask(f"Runbook that fixed it (empty for none{', suggested: ' + suggested if suggested else ''})")
+    if why := unknown_runbook(runbook, incident, cluster.runbook_names() if runbook else None):
+        raise PluginError(f"incident {args.incident}: {why}; nothing was recorded")
     confirmed_by = args.confirmed_by or cluster.username()
     value = resolution(root_cause or "", summary or "", actions, runbook, confirmed_by, datetime.now(UTC))
     if correcting:

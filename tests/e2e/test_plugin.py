@@ -141,6 +141,14 @@ def test_why_approve_and_resolve_with_the_real_plugin(operator: Any, kubectl: An
     assert f"APPROVALS of plan {rec['planHash']}" in shown.stdout, shown.stdout
     assert f"{user} approves  Accepted" in shown.stdout, shown.stdout
 
+    # A misspelt runbook would credit none, for good: refused before anything is written.
+    typo = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "hot keys again", "--summary", "flushed",
+                  "--runbook", "cart-flush-hot-key", "--action", "run the runbook=succeeded", "--confirmed-by", "oncall-b")
+    assert typo.returncode == 1 and "no Runbook named 'cart-flush-hot-key'" in typo.stderr, typo.stderr
+    assert "cart-flush-hot-keys" in typo.stderr  # the names there are
+    assert "resolution" not in json.loads(kubectl("get", "incident", "inc-now", "-n", namespace, "-o", "json",
+                                                  check=True).stdout)["spec"]
+
     # resolve: spec.resolution, exactly as given.
     resolve = recall("resolve", "inc-now", "-n", namespace, "--root-cause", "hot keys again",
                      "--summary", "flushed the hot keys; p99 back to normal", "--runbook", "cart-flush-hot-keys",

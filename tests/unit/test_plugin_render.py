@@ -311,3 +311,22 @@ def test_set_says_what_new_values_do_to_a_run_going_on() -> None:
     assert run_going_on({"status": {"execution": {"state": "Succeeded", "planHash": "ab12"}}}) is None
     said = run_going_on({"status": {"execution": {"state": "Running", "planHash": "ab12"}}})
     assert said is not None and said.startswith("note: plan ab12 is running") and "no further step starts" in said
+
+
+RAN = {"status": {"recommendation": {"runbook": "cart-flush-hot-keys"}, "execution": {"runbook": "cart-flush-hot-keys"},
+                  "matches": [{"incident": "inc-1", "runbook": "k8s-rollback-deploy"}, {"incident": "inc-2"}]}}
+
+
+@pytest.mark.parametrize(("name", "catalog", "refused"), [
+    ("cart-flush-hot-keys", ["cart-flush-hot-keys"], False),
+    (None, ["cart-flush-hot-keys"], False),  # none: a manual fix
+    ("cart-flush-hot-key", ["cart-flush-hot-keys", "k8s-rollback-deploy"], True),
+    ("k8s-rollback-deploy", None, False),  # the Runbooks cannot be read: a name the status shows is known
+    ("anything", None, False),  # nor can anything else be checked then
+    ("coredns-scale-up", ["coredns-scale-up"], False),  # in the catalog, though nothing here named it
+])
+def test_a_runbook_named_in_an_outcome_must_be_one(name: str | None, catalog: list[str] | None, refused: bool) -> None:
+    why = plugin.unknown_runbook(name, RAN, catalog)
+    assert (why is not None) is refused
+    if why:
+        assert f"no Runbook named {name!r}" in why and "cart-flush-hot-keys" in why and "k8s-rollback-deploy" in why
