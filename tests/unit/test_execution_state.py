@@ -136,6 +136,9 @@ def approval(decision="approve", plan="aaaa1111bbbb2222", approver="alice", reas
     [
         (approval(), REC, None, "Accepted", True),
         (approval(plan="cccc3333dddd4444"), REC, None, "Superseded", False),
+        # the first 8 digits, as an Approval's name shows them: this plan, named in part, decides nothing
+        (approval(plan="aaaa1111"), REC, None, "Refused", False),
+        (approval(decision="reject", reason="no", plan="aaaa1111"), REC, None, "Refused", False),
         (approval(), {**REC, "planHash": None}, None, "Superseded", False),
         (approval(), {**REC, "mode": "advisory"}, None, "Refused", False),
         (approval(), {**REC, "mode": "novel"}, None, "Refused", False),
@@ -161,6 +164,11 @@ def test_judge_approval(spec, rec, execution, state, starts):
     assert v.state == state, v.reason
     assert v.reason
     assert (v.execution is not None and v.execution.get("approval") == "ap-1") == starts
+
+
+def test_a_plan_hash_named_in_part_says_so() -> None:
+    v = m.judge_approval("ap-1", approval(decision="reject", reason="no", plan="aaaa1111"), REC, None)
+    assert "only the start of the plan's aaaa1111bbbb2222" in v.reason and v.execution is None
 
 
 def test_accepted_execution_gets_a_fresh_attempt():

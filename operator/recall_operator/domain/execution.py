@@ -508,6 +508,13 @@ def judge_approval(
         )
     if not current:
         return ApprovalVerdict("Superseded", "the incident has no plan to approve", None)
+    if wanted != current and isinstance(wanted, str) and str(current).startswith(wanted):
+        # Approval names show the first 8 digits: a person who copied those meant this plan, and
+        # "superseded" would tell them it changed. It did not; the Approval must name all of it.
+        return ApprovalVerdict(
+            "Refused", f"names planHash {wanted}, only the start of the plan's {current}: an Approval names the whole"
+            " planHash (kubectl recall approve and reject write it); nothing was decided", None
+        )
     if wanted != current:
         return ApprovalVerdict(
             "Superseded", f"approves plan {wanted}, but the incident's plan is now {current}; approve the new plan", None
