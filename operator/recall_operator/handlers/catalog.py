@@ -21,7 +21,9 @@ apply as its own field manager: the Runbook's win-rate counts, which the
 incident handler writes, are other fields and stay untouched. The handlers
 watch events, not Kopf's create/update causes, so Kopf writes no bookkeeping
 annotations on GitOps-managed objects; a write that fails is tried again on
-the object's next event (at the latest when the watch reconnects and lists).
+the object's next event, and what waits for memory (a Contradiction's
+memories, a new Runbook's record) is asked again by a loop every
+RECHECK_SECONDS: an unchanged object may see no event for days.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import asyncio
 import copy
 import logging
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import kopf
@@ -61,8 +63,10 @@ from recall_operator.memory.base import MemoryUnavailable
 TOPOLOGY_LABEL = "recall.dev/topology"
 # The field manager of the Accepted condition (and Runbook.status.servicesText).
 FIELD_MANAGER = "recall-operator-catalog"
-# How often a Contradiction waiting for its memories is asked about again.
+# How often a Contradiction waiting for its memories, or a Runbook for its record, is asked about again.
 RECHECK_SECONDS = 10.0
+# How long a new Runbook's record is asked of memory that cannot answer.
+RECORD_WAIT = timedelta(hours=1)
 # Optimistic-concurrency retries when two writers update one Runbook's record at once.
 RUNBOOK_CONFLICT_RETRIES = 8
 kopf_logger = logging.getLogger("recall_operator.handlers.catalog")
@@ -237,6 +241,7 @@ async def runbook_accepted(
 ) -> None:
     namespace = namespaced(namespace)
     if _gone(event, meta):
+        _unread(memo).pop((namespace, name), None)
         return
     plain = _plain(spec)
     await _accept(memo, "runbooks", "Runbook", namespace, name, meta, status, acc.runbook_acceptance(plain),
@@ -301,19 +306,32 @@ async def _record_from_memory(
 
     Asked once per object: `status.countedFromMemory` says it was, and
     `status.runbook_status_from_memory` never counts an outcome twice or takes
-    one away. Memory that cannot answer is asked again on the Runbook's next
-    event.
+    one away. Memory that cannot answer is asked again by the re-check loop
+    (`reread_records`) for up to RECORD_WAIT, and on the Runbook's next event;
+    an Event on the Runbook says it waits, and another when it stops waiting.
     """
     memory = memo.get("memory")
     uid = str(meta.get("uid") or "")
     asked: set[str] = memo.setdefault("runbooks_asked", set())
     if memory is None or not uid or uid in asked or status.get("countedFromMemory"):
         return
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid}}
+    unread = _unread(memo)
     try:
         history = runbook_history(await memory.outcomes_naming(namespace, name), name, digest)
     except MemoryUnavailable as exc:
         kopf_logger.warning(f"Runbook {namespace}/{name}: its record in memory cannot be read now ({exc})")
+        held = unread.get((namespace, name))
+        if held is None or held["meta"].get("uid") != uid:  # this object's wait begins now
+            held = {"since": _now()}
+            await asyncio.to_thread(post_or_log, memo.api, event_body(
+                body, "Warning", "RecordWaitsForMemory",
+                f"its track record in memory cannot be read now ({exc}); asked again every {RECHECK_SECONDS:.0f} s "
+                f"for up to {RECORD_WAIT}", _now(), "Count"))
+        unread[(namespace, name)] = {"meta": _plain(meta), "digest": digest, "since": held["since"], "error": str(exc)}
         return
+    unread.pop((namespace, name), None)
     now = _now()
     written: list[dict[str, Any]] = []
 
@@ -330,9 +348,39 @@ async def _record_from_memory(
     message = (f"track record counted from memory: {record['timesExecuted']} outcomes ({record['timesSucceeded']}"
                f" succeeded, {record['timesFailed']} failed), win rate {record['winRate']}")
     kopf_logger.info(f"Runbook {namespace}/{name}: {message}")
-    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
-            "metadata": {"name": name, "namespace": namespace, "uid": uid}}
     await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Normal", "CountedFromMemory", message, now, "Count"))
+
+
+def _unread(memo: kopf.Memo) -> dict[tuple[str, str], dict[str, Any]]:
+    """Runbooks whose record memory could not give yet: (namespace, name) -> meta, digest, since, error."""
+    return cast(dict[tuple[str, str], dict[str, Any]], memo.setdefault("runbooks_unread", {}))
+
+
+async def reread_records(memo: kopf.Memo) -> int:
+    """Ask memory again for the records it could not give; the number still waiting.
+
+    A Runbook that waited RECORD_WAIT stops waiting, with an Event that says
+    so and what reads it again (an edit of the Runbook, or the operator's next
+    start): its win rate then counts only the outcomes this operator confirms.
+    """
+    for key, held in list(_unread(memo).items()):
+        namespace, name = key
+        if _now() - held["since"] >= RECORD_WAIT:
+            del _unread(memo)[key]
+            why = (f"its track record in memory could not be read for {RECORD_WAIT} (last: {held.get('error')}); "
+                   "it counts only outcomes confirmed from now on, until the Runbook changes or the operator restarts")
+            kopf_logger.warning(f"Runbook {namespace}/{name}: {why}")
+            meta = held["meta"]
+            body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
+                    "metadata": {"name": name, "namespace": namespace, "uid": meta.get("uid")}}
+            await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Warning", "RecordNotRead", why, _now(),
+                                                                      "Count"))
+            continue
+        try:
+            await _record_from_memory(memo, namespace, name, held["meta"], {}, held["digest"])
+        except Exception as exc:  # the API away for a moment: it stays for the next pass
+            kopf_logger.warning(f"could not read the record of runbook {namespace}/{name} again: {exc}")
+    return len(_unread(memo))
 
 
 @kopf.on.event(GROUP, VERSION, "architecturemigrations")
@@ -417,6 +465,10 @@ async def recheck_forever(memo: kopf.Memo) -> None:
             await recheck_waiting(memo)
         except Exception:
             kopf_logger.exception("re-checking waiting contradictions failed; the next pass tries again")
+        try:
+            await reread_records(memo)
+        except Exception:
+            kopf_logger.exception("reading runbook records again failed; the next pass tries again")
 
 
 @kopf.on.startup()
