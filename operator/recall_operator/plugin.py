@@ -476,7 +476,8 @@ class Cluster:
         from kubernetes.client.exceptions import ApiException
 
         try:
-            items = self.objects.list_namespaced_custom_object(GROUP, VERSION, self.namespace, "runbooks")["items"]
+            listed: Any = self.objects.list_namespaced_custom_object(GROUP, VERSION, self.namespace, "runbooks")
+            items = listed["items"]
         except ApiException as exc:
             if exc.status in (401, 403):
                 return None
