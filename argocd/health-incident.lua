@@ -43,6 +43,9 @@ if obj.spec ~= nil and obj.spec.resolution ~= nil then
   elseif c.Resolved ~= nil and c.Resolved.reason == "NameTaken" then
     hs.status = "Degraded"
     hs.message = said(c.Resolved, "memory holds another incident of this name")
+  elseif c.Resolved ~= nil and c.Resolved.reason == "MemoryRefused" then
+    hs.status = "Degraded"
+    hs.message = said(c.Resolved, "memory refused the outcome as written")
   elseif c.MemoryAvailable ~= nil and c.MemoryAvailable.status == "False" then
     hs.status = "Degraded"
     hs.message = said(c.MemoryAvailable, "the outcome waits for memory")

@@ -114,6 +114,9 @@ INCIDENT_CASES = [
     ("name taken in memory", incident(triaged(TRIAGED, RECALLED, cond(
         "Resolved", False, "NameTaken", "memory already holds another incident named inc-1")),
         resolution=RESOLUTION), "Degraded", "another incident named inc-1"),
+    ("memory refused the outcome", incident(triaged(TRIAGED, RECALLED, cond(
+        "Resolved", False, "MemoryRefused", "memory refused it: hindsight at h: HTTP 422")),
+        resolution=RESOLUTION), "Degraded", "HTTP 422"),
     ("resolved while the operator's run goes on", incident(triaged(TRIAGED, RECALLED, cond(
         "Resolved", False, "RunInProgress", "outcome recorded; written into memory when the operator's run ends")),
         resolution=RESOLUTION), "Progressing", "when the operator's run ends"),

@@ -81,6 +81,11 @@ ROWS: list[tuple[str, dict[str, Any], dict[str, Any], str | None, bool, str, tup
     ("resolved, the name is another incident's in memory", {"resolution": RESOLUTION}, status(
         memory={"key": "k1", "refused": "memory already holds another incident named inc-1"}),
      "Resolved", False, "NameTaken", ("another incident named inc-1",)),
+    ("resolved, memory refused what it says", {"resolution": RESOLUTION}, {
+        "conditions": [TRIAGED_OK, {"type": "Resolved", "status": "False", "reason": "MemoryRefused",
+                                    "message": "memory refused it: HTTP 422"}],
+        "memory": {"key": "k1", "refused": "memory refused it: HTTP 422"}},
+     "Resolved", False, "MemoryRefused", ("memory refused it: HTTP 422",)),
     ("resolved while a step runs", {"resolution": RESOLUTION}, status(
         recommendation=ACTIONABLE, execution=run("Running"), memory={"key": "k1", "consolidated": "k1"}),
      "Resolved", True, "Resolved", ()),

@@ -194,6 +194,10 @@ def test_an_outcome_memory_must_not_take_is_settled_said_and_not_retried() -> No
     # Written after all (the other memory went away, a correction): the refusal is cleared.
     done = st.consolidated_status(server, key, "embedded", [], 2, NOW)
     assert st.prune_none({**server, **done.patch})["memory"].get("refused") is None
+    # Memory refusing what the outcome says is settled the same way, and says which refusal it was.
+    said = st.prune_none(st.refused_status({}, key, 2, NOW, "memory refused it: HTTP 422", "MemoryRefused").patch)
+    assert st.is_settled(said, key)
+    assert {c["type"]: c for c in said["conditions"]}["Resolved"]["reason"] == "MemoryRefused"
 
 
 def _running(state: str = "Running", reason: str = "step flush is running") -> dict[str, Any]:

@@ -36,6 +36,8 @@ SUCCEEDED = "Succeeded"
 FAILED = "Failed"
 RESOLVED = "Resolved"
 PHASES = (TRIAGED, AWAITING_APPROVAL, DRY_RUN, RUNNING, ROLLED_BACK, SUCCEEDED, FAILED, RESOLVED)
+# Why memory did not take an outcome: another incident holds its name, or memory refused what it says.
+REFUSALS = ("NameTaken", "MemoryRefused")
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,9 @@ def _resolved(spec: Mapping[str, Any], status: Mapping[str, Any]) -> Lifecycle:
         return Lifecycle(RESOLVED, False, "RunInProgress",
                          f"outcome recorded{by}; written into memory when the operator's run ends: {memory['waiting']}")
     if memory.get("refused") is not None:
-        return Lifecycle(RESOLVED, False, "NameTaken", f"outcome recorded{by}; not written into memory: {memory['refused']}")
+        # Why memory did not take it is in the Resolved condition's reason (kube.status.refused_status).
+        reason = said.get("reason") if said.get("reason") in REFUSALS else "NameTaken"
+        return Lifecycle(RESOLVED, False, str(reason), f"outcome recorded{by}; not written into memory: {memory['refused']}")
     if memory.get("consolidated") and memory.get("consolidated") == memory.get("key"):
         return Lifecycle(RESOLVED, True, "Resolved", f"outcome recorded{by} and written into memory")
     return Lifecycle(RESOLVED, False, "Consolidating", f"outcome recorded{by}; the operator is writing it into memory")

@@ -73,7 +73,7 @@ from recall_operator.handlers import catalog, clock, operator_settings
 from recall_operator.kube import status as st
 from recall_operator.kube.client import Conflict, TooLarge, apply_status, remove_status_fields, set_finalizer
 from recall_operator.kube.events import event_body, post_or_log
-from recall_operator.memory.base import MemoryBackend, MemoryUnavailable, recall_precedents, recall_query
+from recall_operator.memory.base import MemoryBackend, MemoryRefused, MemoryUnavailable, recall_precedents, recall_query
 
 PLURAL = "incidents"
 kopf_logger = logging.getLogger("recall_operator.handlers.incident")
@@ -371,6 +371,11 @@ async def consolidate(
             kopf_logger.warning(f"{namespace}/{name}: outcome not written into memory: {taken}")
             return st.refused_status(status, key, generation, now, taken)
         await memory.remember(episode)
+    except MemoryRefused as exc:
+        # Sent again it would be refused again: said on the Incident, and a correction is tried afresh.
+        kopf_logger.warning(f"{namespace}/{name}: outcome not written into memory: {exc}")
+        metrics.outbox(f"{namespace}/{name}", False)  # metrics
+        return st.refused_status(status, key, generation, now, f"memory refused it: {exc}", reason="MemoryRefused")
     except MemoryUnavailable as exc:
         metrics.memory_up(False)  # metrics
         metrics.outbox(f"{namespace}/{name}", True)  # metrics

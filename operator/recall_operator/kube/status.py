@@ -469,10 +469,16 @@ def is_settled(status: Mapping[str, Any], key: str) -> bool:
     return memory.get("consolidated") == key or (memory.get("refused") is not None and memory.get("key") == key)
 
 
-def refused_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, why: str) -> StatusChange:
-    """The outcome is recorded, and memory must not take it (consolidation.name_taken): said, not retried."""
+def refused_status(current: Mapping[str, Any], key: str, generation: int, now: datetime, why: str,
+                   reason: str = "NameTaken") -> StatusChange:
+    """The outcome is recorded, and memory must not take it: said, not retried.
+
+    `reason`: NameTaken (consolidation.name_taken: memory holds another
+    incident under the name) or MemoryRefused (memory answered that it will not
+    keep this outcome as written; a correction is a new outcome and is tried).
+    """
     conditions, transitions = _conditions(
-        current.get("conditions") or [], [(RESOLVED, False, "NameTaken", why)], generation, now
+        current.get("conditions") or [], [(RESOLVED, False, reason, why)], generation, now
     )
     desired = {
         "memory": {"outbox": None, "key": key, "lastError": None, "consolidated": None, "refused": why,

@@ -24,6 +24,14 @@ class MemoryUnavailable(Exception):
     """The backend cannot be reached; callers degrade, and writes wait in the outbox."""
 
 
+class MemoryRefused(MemoryUnavailable):
+    """The backend answered, and will not keep this memory as written: sending it again changes nothing.
+
+    A MemoryUnavailable to every caller that only degrades; the outcome's writer
+    says so on the Incident instead of retrying it for ever.
+    """
+
+
 @dataclass(frozen=True)
 class RecallQuery:
     """What a new incident asks of memory."""

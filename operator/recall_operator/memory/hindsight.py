@@ -116,6 +116,7 @@ import asyncio
 import dataclasses
 import hashlib
 import hmac
+import json
 import logging
 import re
 import shutil
@@ -138,7 +139,7 @@ from recall_operator.domain.consolidation import final_outcome, memory_text, unv
 from recall_operator.domain.models import EpisodicMemory
 from recall_operator.domain.text import STOPWORDS
 from recall_operator.domain.times import parse_time
-from recall_operator.memory.base import MemoryUnavailable, RecallQuery, interleave
+from recall_operator.memory.base import MemoryRefused, MemoryUnavailable, RecallQuery, interleave
 from recall_operator.memory.embedded import EmbeddedMemory
 
 T = TypeVar("T")
@@ -259,6 +260,20 @@ def retain_item(memory: EpisodicMemory, cluster: str = "", key: bytes | None = N
         "timestamp": memory.resolved_at,
         "context": RETAIN_CONTEXT,
     }
+
+
+# What a server answers when it will not keep what a request carries: malformed (400), too large
+# (413), not valid by its own rules or blocked by its Memory Defense (422).
+CONTENT_REFUSALS = frozenset({400, 413, 422})
+
+
+def _detail(body: Any) -> str:
+    """What a refusal's JSON body says (FastAPI's `detail`), cut to a line a condition can carry."""
+    try:
+        detail = json.loads(body or "{}").get("detail", body)
+    except (ValueError, AttributeError):
+        detail = body
+    return " ".join(str(detail or "no reason given").split())[:300]
 
 
 def local_name(incident: str, written_by: str, cluster: str) -> str:
@@ -415,8 +430,13 @@ class HindsightMemory:
             held.keeper = loop.create_task(self._keep(held), name=f"hindsight-memory {self.bank}")
         return held
 
-    async def _call(self, timeout: float, make: Callable[[Hindsight], Awaitable[T]]) -> T:
-        """One request on this loop's client, bounded by `timeout`; unavailability raised as MemoryUnavailable."""
+    async def _call(self, timeout: float, make: Callable[[Hindsight], Awaitable[T]], content: bool = False) -> T:
+        """One request on this loop's client, bounded by `timeout`; unavailability raised as MemoryUnavailable.
+
+        `content`: the request carries a memory, so a refusal of what it carries
+        (CONTENT_REFUSALS: the server's validation, a Memory Defense block) is
+        MemoryRefused, which no retry of the same memory would change.
+        """
         held = self._held()
         try:
             async with asyncio.timeout(timeout):
@@ -425,11 +445,16 @@ class HindsightMemory:
             self._current = False
             if exc.status in (401, 403):
                 raise self._refused(exc.status, exc.message) from exc
+            if content and exc.status in CONTENT_REFUSALS:
+                raise MemoryRefused(f"hindsight at {self.base_url}: HTTP {exc.status} {exc.message}") from exc
             raise MemoryUnavailable(f"hindsight at {self.base_url}: HTTP {exc.status} {exc.message}") from exc
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             self._current = False
             raise MemoryUnavailable(f"hindsight at {self.base_url}: {type(exc).__name__}: {exc}") from exc
         except ApiException as exc:
+            if content and exc.status in CONTENT_REFUSALS:
+                raise MemoryRefused(f"hindsight at {self.base_url}: HTTP {exc.status} {exc.reason}: "
+                                    f"{_detail(exc.body)}") from exc
             # A server that is up but cannot serve (5xx, at capacity) is as
             # unavailable as one that is down; any other refusal is a bug here.
             if exc.status is None or exc.status >= 500 or exc.status in (408, 429):
@@ -477,7 +502,7 @@ class HindsightMemory:
             return await self._remember_behind(memory)
         await self._prepare_bank()
         item = retain_item(memory, self.cluster, self.key)
-        await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[item]))
+        await self._call(WRITE_TIMEOUT, lambda c: c.aretain_batch(self.bank, items=[item]), content=True)
         await self._into_index([memory])
         await self._supersede([memory])
 
