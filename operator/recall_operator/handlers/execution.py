@@ -117,6 +117,17 @@ async def _get_incident(api: Any, namespace: str, name: str) -> dict[str, Any] |
         raise
 
 
+async def _get_approval(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
+    try:
+        found = await asyncio.to_thread(
+            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "approvals", name)
+        return cast(dict[str, Any], found)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
 async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str], str | None, str]:
     """The steps and parameters rebuilt from the Runbook, their hash, and why not when that fails.
 
@@ -693,10 +704,44 @@ async def _mark_lapsed(ctx: Ctx, namespace: str, approvals: list[dict[str, Any]]
             f"no further approver came within {ctx.approval.approval_ttl}; it no longer counts, approve again"))
 
 
+def _expire_when_due(memo: kopf.Memo, namespace: str, name: str, incident: str, deadline: datetime) -> None:
+    """At `deadline`, a Pending Approval that still waits for more approvers says it expired.
+
+    Otherwise only another Approval of the incident would say so, and one that
+    never comes left it Pending for ever in `kubectl get approvals`. Judged
+    under the incident's lock, from the Approval as it is then: one counted
+    meanwhile is Accepted and stays so. A restart schedules it again (on.resume).
+    """
+    tasks: dict[tuple[str, str], asyncio.Task[None]] = memo.setdefault("approval_expiries", {})
+    if (namespace, name) in tasks:
+        return
+
+    async def expire() -> None:
+        try:
+            await asyncio.sleep(max(0.0, (deadline - clock(memo)()).total_seconds()) + 1)
+            async with _lock(memo, namespace, incident):
+                approval = await _get_approval(memo.api, namespace, name)
+                if approval is not None:
+                    await _mark_lapsed(_ctx(memo), namespace, [approval])
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the API away: said at the next Approval of the incident, or the next start
+            kopf_logger.exception(f"marking approval {namespace}/{name} expired failed")
+        finally:
+            tasks.pop((namespace, name), None)
+
+    tasks[(namespace, name)] = asyncio.create_task(expire(), name=f"recall approval expiry {namespace}/{name}")
+
+
 async def approval_created(name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
                            patch: kopf.Patch, body: Mapping[str, Any], memo: kopf.Memo, **_: Any) -> None:
     if status.get("state"):
-        return  # judged already; an Approval is immutable, so the verdict is too
+        # Judged already; an Approval is immutable, so the verdict is too. One still waiting for
+        # more approvers (a restart since) says when its time runs out.
+        deadline = parse_time(status.get("expiresAt"))
+        if status.get("state") == "Pending" and deadline is not None:
+            _expire_when_due(memo, namespaced(namespace), name, str(spec.get("incident")), deadline)
+        return
     namespace = namespaced(namespace)
     incident_name = spec["incident"]
     approval = {"metadata": dict(body.get("metadata") or {}), "spec": dict(spec)}
@@ -732,6 +777,7 @@ async def approval_created(name: str, namespace: str | None, spec: Mapping[str, 
     if verdict.state == "Pending" and deadline is not None:
         # A reader sees when this one stops counting unless enough others come first.
         patch.status["expiresAt"] = deadline.strftime("%Y-%m-%dT%H:%M:%SZ")
+        _expire_when_due(memo, namespace, name, incident_name, deadline)
     metrics.approval(verdict.state)  # metrics
     await _post_events(ctx.api, incident, [(f"Approval{verdict.state}", f"approval {name}: {verdict.reason}",
                                             verdict.state not in ("Accepted", "Pending"))], ctx.now)
@@ -814,10 +860,11 @@ async def execution_startup(memo: kopf.Memo, logger: Any, **_: Any) -> None:
 
 
 async def execution_cleanup(memo: kopf.Memo, **_: Any) -> None:
-    task = memo.pop("execution_resync", None)
-    if task is not None:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+    tasks = [memo.pop("execution_resync", None), *(memo.pop("approval_expiries", None) or {}).values()]
+    for task in tasks:
+        if task is not None:
+            task.cancel()
+    await asyncio.gather(*(t for t in tasks if t is not None), return_exceptions=True)
     api = memo.pop("api", None) if memo.get("execution_owns_api") else None
     if api is not None:
         api.close()
