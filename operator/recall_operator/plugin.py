@@ -32,6 +32,7 @@ from typing import Any
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION, parameters_chosen_by
 from recall_operator.domain.execution import TERMINAL
+from recall_operator.domain.plan import parameter_refusal
 
 RESULTS = ("succeeded", "failed", "partial")
 MERGE_PATCH = "application/merge-patch+json"
@@ -660,7 +661,18 @@ def parse_parameters(pairs: Sequence[str]) -> dict[str, str | None]:
         if not eq or not name.strip():
             raise PluginError(f"{pair!r} is not NAME=VALUE (NAME= removes a parameter)")
         values[name.strip()] = value if value else None
+    for key, given in values.items():
+        if why := parameter_refusal(key, given):
+            raise PluginError(f"{why}; nothing was set")
     return values
+
+
+def unused_parameters(values: Mapping[str, str | None], incident: Mapping[str, Any]) -> list[str]:
+    """The names set that the recommended plan does not use (its `parameters` are every name it fills)."""
+    rec = (incident.get("status") or {}).get("recommendation") or {}
+    if not rec.get("runbook") or not isinstance(rec.get("parameters"), Mapping):
+        return []
+    return sorted(n for n, v in values.items() if v is not None and n not in rec["parameters"])
 
 
 def run_going_on(incident: Mapping[str, Any]) -> str | None:
@@ -680,6 +692,10 @@ def cmd_set(cluster: Cluster, args: argparse.Namespace) -> int:
     going_on = run_going_on(incident)
     if going_on:
         print(going_on, file=sys.stderr)
+    if unused := unused_parameters(values, incident):
+        runbook = ((incident.get("status") or {}).get("recommendation") or {}).get("runbook")
+        print(f"note: runbook {runbook}'s commands use no {', '.join(unused)}: set, it changes nothing in its plan"
+              " (another runbook's plan may use it)", file=sys.stderr)
     user = cluster.username()
     held = cluster.set_parameters(args.incident, values, user)
     now = (held.get("spec") or {}).get("parameters") or {}

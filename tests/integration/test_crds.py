@@ -246,6 +246,13 @@ BAD_INPUT: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
         "should be greater than or equal to 0",
     ),
     ("incident-startedat-not-a-time", "Incident", _set("startedAt", "yesterday"), "must be of type date-time"),
+    # A name no $(NAME) can be, or a value no plan takes, did nothing (the plan dropped it, or went advisory).
+    ("incident-parameter-lowercase", "Incident", _set("parameters", {"replicas": "10"}),
+     "a parameter name is A-Z, 0-9 and _, starting with a letter"),
+    ("incident-parameter-value-with-a-space", "Incident", _set("parameters", {"TARGET": "cart api"}),
+     "a parameter value is one plain word"),
+    ("incident-parameter-value-too-long", "Incident", _set("parameters", {"TARGET": "a" * 254}),
+     "may not be more than 253 bytes"),
     ("incident-startedat-year-zero", "Incident", _set("startedAt", "0000-01-01T00:00:00Z"), "1970 or later"),
     (
         "incident-action-result-unknown",

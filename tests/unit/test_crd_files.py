@@ -549,6 +549,12 @@ CEL_MIRRORS: dict[str, Mirror] = {
         s.get(f) == o.get(f) for f in (*_REPORT, *_REPORT_OPTIONAL)
     ),
     "!has(self.corrections) || has(self.resolution)": lambda s, o: "corrections" not in s or "resolution" in s,
+    "self.all(k, k.size() <= 253 && k.matches('^[A-Z][A-Z0-9_]*$'))": lambda s, o: all(
+        len(k) <= 253 and re.search(r"^[A-Z][A-Z0-9_]*$", k) for k in s
+    ),
+    "self.all(k, self[k].matches('^[A-Za-z0-9._:/@=+,-]*$'))": lambda s, o: all(
+        re.search(r"^[A-Za-z0-9._:/@=+,-]*$", v) for v in s.values()
+    ),
     (
         "!has(oldSelf.corrections) || (has(self.corrections) && self.corrections.size() >= oldSelf.corrections.size()"
         " && oldSelf.corrections.all(c, c in self.corrections))"

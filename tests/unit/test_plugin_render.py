@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -302,6 +303,25 @@ def test_set_reads_name_value_pairs_and_refuses_what_is_not_one() -> None:
     for bad in ("SERVICE", "=cart", " =x"):
         with pytest.raises(PluginError, match="is not NAME=VALUE"):
             parse_parameters([bad])
+
+
+@pytest.mark.parametrize(("pair", "needle"), [
+    ("replicas=10", "'replicas' is not a parameter name"),
+    ("TARGET=cart api", "the value of TARGET is not one plain word"),
+    ("TARGET=" + "a" * 254, "the value of TARGET is not one plain word"),
+    ("TARGET=$(rm -rf /)", "the value of TARGET is not one plain word"),
+])
+def test_set_refuses_what_no_plan_can_take_before_writing(pair: str, needle: str) -> None:
+    # The CRD refuses the same; said here with nothing sent.
+    with pytest.raises(plugin.PluginError, match=re.escape(needle)):
+        plugin.parse_parameters([pair])
+
+
+def test_set_says_which_names_the_recommended_plan_does_not_use() -> None:
+    incident = {"status": {"recommendation": {"runbook": "scale-up", "parameters": {"SERVICE": "cart",
+                                                                                    "REPLICAS": "2"}}}}
+    assert plugin.unused_parameters({"REPLICAS": "4", "REPLICA": "4", "OLD": None}, incident) == ["REPLICA"]
+    assert plugin.unused_parameters({"REPLICA": "4"}, {"status": {"recommendation": {"mode": "novel"}}}) == []
 
 
 def test_set_says_what_new_values_do_to_a_run_going_on() -> None:

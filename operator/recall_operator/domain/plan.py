@@ -25,6 +25,16 @@ _NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9._:/@=+,-]{0,253}$")
 
 
+def parameter_refusal(name: str, value: str | None) -> str | None:
+    """Why an Incident's parameter can never reach a plan (the CRD refuses the same), or None when it can."""
+    if not _NAME.match(name):
+        return f"{name!r} is not a parameter name: A-Z, 0-9 and _, starting with a letter, as commands write $(NAME)"
+    if value is not None and not _SAFE_VALUE.match(value):
+        return (f"the value of {name} is not one plain word of at most 253 characters (letters, digits and"
+                " . _ : / @ = + , -): a plan does not take it")
+    return None
+
+
 class PlanError(ValueError):
     """The plan cannot be built as asked (a parameter value is not allowed)."""
 
