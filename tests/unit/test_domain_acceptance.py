@@ -90,6 +90,17 @@ def test_migration_acceptance(spec: dict[str, Any], accepted: bool, reason: str,
     assert in_message in got.message
 
 
+def test_a_migration_naming_a_runbook_the_namespace_has_not_says_so() -> None:
+    # Misspelt, it would leave the memories of the runbook meant in force; retired, it is fair. Said either way.
+    named = _with(MIGRATION, impactedRunbooks=["redis-restart-vm", "redis-restart-vmm"])
+    got = acc.migration_acceptance(named, ["redis-restart-vm", "k8s-rollback"])
+    assert got.accepted and got.reason == acc.VALID
+    assert "no Runbook here is named redis-restart-vmm now" in got.message
+    assert "named redis-restart-vm now" not in got.message and "named redis-restart-vm," not in got.message
+    assert "no Runbook" not in acc.migration_acceptance(MIGRATION, ["redis-restart-vm"]).message
+    assert "no Runbook" not in acc.migration_acceptance(named).message  # the catalog not known: nothing said
+
+
 @pytest.mark.parametrize(
     ("spec", "remembered", "accepted", "reason", "in_message"),
     [

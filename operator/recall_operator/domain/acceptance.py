@@ -119,7 +119,8 @@ def services_text(spec: Mapping[str, Any]) -> str:
 # -- ArchitectureMigration --------------------------------------------------------
 
 
-def migration_acceptance(spec: Mapping[str, Any]) -> Acceptance:
+def migration_acceptance(spec: Mapping[str, Any], catalog: Iterable[str] | None = None) -> Acceptance:
+    """`catalog`: the Runbooks of the namespace now (None: not known), to say which named runbook is none of them."""
     refusal = _model_refusal(MigrationSpec, spec)
     if refusal:
         return Acceptance(False, INVALID_SPEC, f"the operator cannot use this migration: {refusal}")
@@ -140,7 +141,14 @@ def migration_acceptance(spec: Mapping[str, Any]) -> Acceptance:
     scope = ([f"runbook {', '.join(runbooks)}"] if runbooks else []) + (
         [f"a fix mentioning {' or '.join(repr(str(k)) for k in keywords)}"] if keywords else []
     )
-    return _valid(f"older memories that used {' or '.join(scope)} are stale from now on")
+    message = f"older memories that used {' or '.join(scope)} are stale from now on"
+    # A runbook retired since is a fair name (its memories are what goes stale); a misspelt one
+    # leaves the memories of the runbook meant in force, and nothing else would say so.
+    absent = [str(r) for r in runbooks if catalog is not None and str(r) not in set(catalog)]
+    if absent:
+        message += (f"; no Runbook here is named {', '.join(absent)} now: if that is a misspelling, memories of the"
+                    " runbook meant are not stale")
+    return _valid(message)
 
 
 # -- Contradiction ----------------------------------------------------------------

@@ -386,13 +386,15 @@ async def reread_records(memo: kopf.Memo) -> int:
 @kopf.on.event(GROUP, VERSION, "architecturemigrations")
 async def migration_accepted(
     event: Mapping[str, Any], name: str, namespace: str | None, spec: Mapping[str, Any], status: Mapping[str, Any],
-    meta: Mapping[str, Any], memo: kopf.Memo, **_: Any,
+    meta: Mapping[str, Any], memo: kopf.Memo, **kwargs: Any,
 ) -> None:
     namespace = namespaced(namespace)
     if _gone(event, meta):
         return
+    # Kopf passes each index as a keyword argument named after it: the catalog as the operator holds it now.
+    catalog = [rb.name for rb, _record in (kwargs.get("runbook_index") or {}).get(namespace, [])]
     await _accept(memo, "architecturemigrations", "ArchitectureMigration", namespace, name, meta, status,
-                  acc.migration_acceptance(_plain(spec)))
+                  acc.migration_acceptance(_plain(spec), catalog))
 
 
 async def remembered(memory: Any, namespace: str, incidents: Any) -> dict[str, bool] | None:
