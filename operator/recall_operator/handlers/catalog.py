@@ -180,6 +180,22 @@ def merge_topologies(topologies: Any) -> Topology:
     return Topology(graph)
 
 
+# Each namespace's merged topology, kept while its ConfigMaps' topologies are the same objects: a
+# topology works out its depths and neighbours once (30 ms at 2,000 services), and a decision asks them.
+_MERGED: dict[str, tuple[tuple[Any, ...], Topology]] = {}
+
+
+def merged_topology(namespace: str, topologies: Any) -> Topology:
+    """`merge_topologies` of the namespace's topologies, the same object while they are the same."""
+    parts = tuple(topologies)
+    held = _MERGED.get(namespace)
+    if held is not None and len(held[0]) == len(parts) and all(a is b for a, b in zip(held[0], parts)):
+        return held[1]
+    merged = merge_topologies(parts)
+    _MERGED[namespace] = (parts, merged)
+    return merged
+
+
 def context_for(
     namespace: str,
     now: datetime,
@@ -193,7 +209,7 @@ def context_for(
     topologies = list(topology_index.get(namespace, []))
     return Context(
         now=now,
-        topology=merge_topologies(topologies),
+        topology=merged_topology(namespace, topologies),
         catalog={rb.name: rb for rb, _ in runbooks},
         records={rb.name: record for rb, record in runbooks},
         migrations=sorted(migration_index.get(namespace, []), key=lambda m: m.name),
