@@ -106,26 +106,20 @@ def _lock(memo: kopf.Memo, namespace: str, name: str) -> asyncio.Lock:
 # -- reading the cluster ------------------------------------------------------
 
 
+async def _get(api: Any, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+    """One of the operator's objects as the API server holds it now; None when it is gone."""
+    try:
+        found = await asyncio.to_thread(
+            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, plural, name)
+        return cast(dict[str, Any], found)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
 async def _get_incident(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    try:
-        found = await asyncio.to_thread(
-            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "incidents", name)
-        return cast(dict[str, Any], found)
-    except ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise
-
-
-async def _get_approval(api: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    try:
-        found = await asyncio.to_thread(
-            k8s.CustomObjectsApi(api).get_namespaced_custom_object, GROUP, VERSION, namespace, "approvals", name)
-        return cast(dict[str, Any], found)
-    except ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise
+    return await _get(api, "incidents", namespace, name)
 
 
 async def _plan_steps(api: Any, incident: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str], str | None, str]:
@@ -720,7 +714,7 @@ def _expire_when_due(memo: kopf.Memo, namespace: str, name: str, incident: str, 
         try:
             await asyncio.sleep(max(0.0, (deadline - clock(memo)()).total_seconds()) + 1)
             async with _lock(memo, namespace, incident):
-                approval = await _get_approval(memo.api, namespace, name)
+                approval = await _get(memo.api, "approvals", namespace, name)
                 if approval is not None:
                     await _mark_lapsed(_ctx(memo), namespace, [approval])
         except asyncio.CancelledError:
