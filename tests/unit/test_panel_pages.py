@@ -67,7 +67,10 @@ def _source() -> StaticSource:
                      "spec": {"topic": "rebalancing storms", "claims": [
                          {"memory": "inc-0007", "claim": "raising the poll interval stopped it"},
                          {"memory": "inc-0024", "claim": "raising it made it worse; fewer records fixed it"}]}}
-    past = _incident("inc-0024", "lag and rebalancing", startedAt="2024-06-25T13:00:00Z",
+    # The operator ran the runbook here and saw its steps succeed: its success counts on the Runbook.
+    ran = {"execution": {"runbook": "reduce-poll-records", "state": "Succeeded", "approvedBy": "bob",
+                         "steps": [{"name": "set-small-batches", "result": "succeeded"}]}}
+    past = _incident("inc-0024", "lag and rebalancing", ran, startedAt="2024-06-25T13:00:00Z",
                      resolution={"runbook": "reduce-poll-records", "confirmedAt": "2024-06-25T15:00:00Z",
                                  "actions": [{"action": "run runbook reduce-poll-records", "result": "succeeded"}]})
     failed = _incident("inc-0030", "more lag", resolution={
@@ -158,6 +161,35 @@ def test_the_runbook_page_draws_its_outcomes_on_the_server() -> None:
     assert [(p.incident, p.result, p.rate) for p in points] == [("inc-0024", "succeeded", 0.667),
                                                                  ("inc-0030", "failed", 0.5)]
     assert 'id="win-rate">0.5<' in body and 'id="times-executed">2<' in body
+
+
+def test_the_runbook_chart_counts_what_the_operator_counts_not_what_a_person_typed() -> None:
+    # Made-up incidents, each claiming the runbook fixed it where the operator never ran it: the Runbook's
+    # record counts none of them, and neither does its chart. A later correction moves no win rate either.
+    claim = {"runbook": "reduce-poll-records", "summary": "fixed", "confirmedBy": "mallory",
+             "actions": [{"action": "run runbook reduce-poll-records", "result": "succeeded"}]}
+    made_up = [_incident(f"fake-{i}", "lag", resolution={**claim, "confirmedAt": f"2024-09-0{i}T00:00:00Z"})
+               for i in range(1, 6)]
+    for obj in made_up:
+        obj["metadata"]["annotations"] = {"recall.dev/opened-by": "mallory"}
+    counted = [(p.incident, p.result) for p in views.runbook_outcomes("reduce-poll-records",
+                                                                      [*_source().objects["incidents"], *made_up])]
+    assert counted == [("inc-0024", "succeeded"), ("inc-0030", "failed")]
+
+
+def test_the_incident_page_shows_the_outcome_memory_holds() -> None:
+    first = {"summary": "raised the interval", "confirmedBy": "bob", "actions": [{"action": "raise it",
+                                                                                 "result": "succeeded"}]}
+    corrected = _incident("inc-9", "lag", resolution=first, corrections=[{
+        "reason": "it came back within the hour", "summary": "fewer records per poll", "confirmedBy": "alice",
+        "actions": [{"action": "fewer records", "result": "succeeded"}]}])
+    assert views.outcome_line(corrected["spec"]) == (
+        "resolved: fewer records per poll (corrected by alice: it came back within the hour)")
+    assert views.outcome_line(_incident("inc-8", "lag", resolution=first)["spec"]) == "resolved: raised the interval"
+    assert views.outcome_line(_incident("inc-7", "lag")["spec"]) == ""
+    source = StaticSource({"incidents": [corrected]}, namespaces=[NS])
+    body = asyncio.run(server.incident_page(source, NS, "inc-9", NOW))
+    assert body is not None and "fewer records per poll (corrected by alice" in body
 
 
 def test_memory_health_counts_what_status_records() -> None:

@@ -116,6 +116,7 @@ async def incident_page(source: Source, namespace: str, name: str, now: datetime
         page_title=f"{name} ({namespace})",
         row=views.incident_row(obj, now),
         spec=obj.get("spec") or {},
+        outcome=views.outcome_line(obj.get("spec") or {}),
         rec=rec,
         reasons=[str(r) for r in rec.get("reasons") or []],
         warnings=[str(w) for w in rec.get("warnings") or []],

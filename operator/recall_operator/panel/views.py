@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from jinja2 import Undefined
 
-from recall_operator.domain.consolidation import runbook_outcome, win_rate
-from recall_operator.domain.models import Resolution, RunbookRecord
+from recall_operator.domain.approval_rules import opened_by
+from recall_operator.domain.consolidation import current_outcome, one_voice, remembered_outcome, runbook_outcome, win_rate
+from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution, RunbookRecord
 from recall_operator.domain.times import parse_time
 
 RESULTS = ("succeeded", "failed", "partial")
@@ -393,6 +394,17 @@ def approve_command(obj: Mapping[str, Any]) -> str:
     return f"kubectl recall approve {meta.get('name')} -n {meta.get('namespace')}"
 
 
+def outcome_line(spec: Mapping[str, Any]) -> str:
+    """The outcome as memory holds it: the newest correction, saying who corrected it and why, else the first."""
+    current = current_outcome(spec)
+    if not current:
+        return ""
+    line = f"resolved: {current.get('summary') or current.get('rootCause') or 'no summary'}"
+    if current is not spec.get("resolution") and current.get("reason"):
+        line += f" (corrected by {current.get('confirmedBy') or 'someone'}: {current.get('reason')})"
+    return line
+
+
 # -- a runbook ---------------------------------------------------------------------
 
 
@@ -413,23 +425,35 @@ CHART_W, CHART_H, CHART_PAD = 560, 180, 28
 def runbook_outcomes(name: str, incidents: Iterable[Mapping[str, Any]]) -> list[OutcomePoint]:
     """The confirmed outcomes in which this runbook ran, oldest first, with the win rate after each.
 
-    The rate is the operator's own (a Beta prior), over the outcomes the panel
-    can see; Runbook.status holds the count the operator kept.
+    Counted as the operator counts them on the Runbook: each incident's first
+    outcome (a correction moves no win rate), read as memory keeps it (a
+    success only where the operator ran the runbook, `remembered_outcome`),
+    and none resting on one person's word alone (`one_voice`). Drawn from what
+    a person typed, five made-up incidents drew a record the Runbook's own
+    status contradicts. The rate is the operator's own (a Beta prior), over
+    the outcomes the panel can see; Runbook.status holds the count the operator kept.
     """
     found = []
     for obj in incidents:
-        raw = (obj.get("spec") or {}).get("resolution")
+        spec, meta = obj.get("spec") or {}, _meta(obj)
+        raw = spec.get("resolution")
         if not raw:
             continue
         try:
-            resolution = Resolution.model_validate(raw)
+            said = Resolution.model_validate(raw)
+            report = IncidentSpec.model_validate({k: v for k, v in spec.items() if k not in ("resolution", "corrections")})
         except ValueError:
             continue
-        result = runbook_outcome(resolution, name)
+        opener = opened_by(obj)
+        resolution = remembered_outcome(said, [name], _status(obj), opener)
+        held = EpisodicMemory(incident=str(meta.get("name") or ""), spec=report, resolution=resolution,
+                              resolved_at=parse_time(raw.get("confirmedAt")) or datetime.min.replace(tzinfo=UTC),
+                              opened_by=opener)
+        result = runbook_outcome(resolution, name) if one_voice(held) is None else None
         if result is None:
             continue
-        at = str(raw.get("confirmedAt") or _meta(obj).get("creationTimestamp") or "")
-        found.append((at, str(_meta(obj).get("name") or ""), str(_meta(obj).get("namespace") or ""), result))
+        at = str(raw.get("confirmedAt") or meta.get("creationTimestamp") or "")
+        found.append((at, str(meta.get("name") or ""), str(meta.get("namespace") or ""), result))
     found.sort()
     points, executed, succeeded = [], 0, 0
     for at, incident, ns, result in found:
