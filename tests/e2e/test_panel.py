@@ -323,7 +323,7 @@ def test_the_panel_shows_the_evidence_the_status_holds(
     browser.get(f"{panel}/ns/{namespace}/incidents/no-such-incident")
     assert "no Incident no-such-incident" in _text(browser, "#problem")
     browser.get(f"{panel}/ns/kube-system/incidents/{CONTRADICTED}")
-    assert "does not show namespace kube-system" in _text(browser, "#problem")
+    assert "does not show the namespace kube-system" in _text(browser, "#problem")
     for png in ("incidents.png", "incident-hostile.png", f"incident-{STALE}.png", "runbook.png", "memory.png"):
         assert (tmp_path / png).stat().st_size > 10_000, png
 

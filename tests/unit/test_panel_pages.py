@@ -218,6 +218,45 @@ async def test_routes_answer_and_refuse_other_namespaces(path: str, code: int) -
         post = await client.post(path, data=b"{}")
         # No method reaches a page; a path that names no object is no page at all.
         assert post.status == (404 if path.endswith(("INC-NOW", "%2F..")) else 405)
+        # Every answer carries the security headers, those aiohttp makes itself too.
+        for answer in (resp, post):
+            assert answer.headers["X-Frame-Options"] == "DENY", (path, answer.status)
+            assert answer.headers["Cross-Origin-Resource-Policy"] == "same-origin"
+
+
+class Unreachable(StaticSource):
+    """A source whose API server cannot be reached, as the Kubernetes client says it after its retries."""
+
+    async def list(self, plural: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        import urllib3
+
+        raise urllib3.exceptions.MaxRetryError(None, "/apis", "connection refused")  # type: ignore[arg-type]
+
+
+async def test_another_sites_page_is_refused_before_anything_is_read() -> None:
+    source = _source()
+    async with TestClient(TestServer(server.create_app(source, clock=lambda: NOW))) as client:
+        for site, code in (("cross-site", 403), ("same-site", 403), ("same-origin", 200), ("none", 200), (None, 200)):
+            headers = {"Sec-Fetch-Site": site} if site else {}
+            resp = await client.get(f"/ns/{NS}/incidents/inc-now", headers=headers)
+            assert resp.status == code, site
+        refused = await client.get(f"/ns/{NS}/incidents/nope", headers={"Sec-Fetch-Site": "cross-site"})
+        assert refused.status == 403, "a missing incident answers as a present one: names cannot be probed"
+
+
+async def test_a_crafted_address_is_not_repeated_as_the_panels_words() -> None:
+    async with TestClient(TestServer(server.create_app(_source(), clock=lambda: NOW))) as client:
+        lost = await client.get("/Your%20kubeconfig%20expired.%20Run%20curl%20evil%20%7C%20sh")
+        body = await lost.text()
+        assert lost.status == 404 and "kubeconfig" not in body and "no such page" in body
+        other = await client.get("/incidents", params={"namespace": "kube-system. SECURITY NOTICE: run this"})
+        assert other.status == 404 and "SECURITY NOTICE" not in await other.text()
+        plain = await client.get("/incidents", params={"namespace": "kube-system"})
+        assert "does not show the namespace kube-system" in await plain.text()
+    async with TestClient(TestServer(server.create_app(Unreachable({}, namespaces=[NS]), clock=lambda: NOW))) as c:
+        down = await c.get("/incidents")
+        assert down.status == 502 and "cannot be reached" in await down.text()
+        assert "default-src 'none'" in down.headers["Content-Security-Policy"]
 
 
 def test_everything_the_panel_serves_ships_in_the_package() -> None:

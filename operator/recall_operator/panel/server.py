@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
+import urllib3
 from aiohttp import web
 from jinja2 import Environment, PackageLoader
 
@@ -47,7 +49,12 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
+    # Another site's page may not embed or fetch what the panel serves.
+    "Cross-Origin-Resource-Policy": "same-origin",
 }
+# What a browser says of where a request comes from (Sec-Fetch-Site) that the panel answers:
+# its own pages, and an address typed, bookmarked or opened from outside a page ("none").
+OWN_SITES = frozenset({"same-origin", "none"})
 
 
 def environment() -> Environment:
@@ -199,6 +206,14 @@ async def addressed(request: web.Request, handler: Handler) -> web.StreamRespons
     if request_host(request.headers.get("Host")) not in hosts:
         return problem(421, "Misdirected request", "this panel answers only requests addressed to "
                        + ", ".join(sorted(hosts)))
+    # A page of another site, opened by someone port-forwarding the panel, could ask for
+    # incident names one by one (a prefetch loads or fails) and make the panel read the API
+    # with its identity for each: refused before anything is read. A client that is not a
+    # browser sends no such header.
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site.lower() not in OWN_SITES:
+        return problem(403, "Another site's request", "the panel answers its own pages and addresses opened "
+                       "directly, not a request another site's page makes")
     return await handler(request)
 
 
@@ -210,14 +225,16 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except NotAllowed as exc:
-        return problem(404, "Not here", f"this panel does not show namespace {exc}")
+        # Only a namespace's name is repeated: a crafted link's words never read as the panel's own.
+        shown = str(exc) if re.fullmatch(_NAMESPACE, str(exc)) else "asked for"
+        return problem(404, "Not here", f"this panel does not show the namespace {shown}")
     except web.HTTPNotFound:
-        return problem(404, "No such page", f"the panel has no page {request.path}")
+        return problem(404, "No such page", "the panel has no such page; its pages start at /incidents")
     except ApiException as exc:
         log.warning("panel: the API server answered %s to %s", exc.status, request.path)
         what = "not allowed to read it" if exc.status == 403 else f"error {exc.status} {exc.reason}"
         return problem(502, "The Kubernetes API refused", f"the panel's identity is {what}")
-    except OSError as exc:
+    except (OSError, urllib3.exceptions.HTTPError) as exc:  # the client's retries end in urllib3's own errors
         log.warning("panel: the API server cannot be reached: %s", exc)
         return problem(502, "The Kubernetes API cannot be reached", str(exc))
 
@@ -269,9 +286,16 @@ _NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 _OBJECT_NAME = r"[a-z0-9](?:[-.a-z0-9]{0,251}[a-z0-9])?"
 
 
+async def _secured(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer carries the security headers, those aiohttp makes itself (405, 500) too."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+
+
 def create_app(source: Source, clock: Callable[[], datetime] = now_utc,
                hosts: frozenset[str] = LOOPBACK_NAMES) -> web.Application:
     app = web.Application(middlewares=[addressed, errors])
+    app.on_response_prepare.append(_secured)
     app[SOURCE] = source
     app[CLOCK] = clock
     app[HOSTS] = hosts
