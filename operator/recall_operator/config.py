@@ -167,8 +167,9 @@ class OperatorSettings(BaseModel):
     def _check(self, source: Mapping[str, str]) -> None:
         """What no single value shows: the weights' sum, approvers by rising risk, the account's name."""
         total = sum(getattr(self, f"weight_{term}") for term in _WEIGHT_TERMS)
-        if abs(total - 1.0) > 1e-6:
-            raise ConfigError(f"the RECALL_WEIGHT_* values add up to {total:g}; they must add up to 1")
+        if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+            raise ConfigError(f"the RECALL_WEIGHT_* values add up to {total:g}; they must add up to 1 "
+                              f"(within {WEIGHT_SUM_TOLERANCE:g})")
         levels = [(risk, getattr(self, f"approvers_{risk}"), source[f"approvers_{risk}"]) for risk in _RISKS]
         for (safer, fewer, safer_name), (riskier, more, riskier_name) in zip(levels, levels[1:]):
             if more < fewer:
@@ -229,6 +230,9 @@ class OperatorSettings(BaseModel):
         return self.status_key.encode() if self.status_key else _PROCESS_KEY
 
 
+# How far the six weights may add up from 1: thirds written as 0.3333 are meant as thirds (the chart's
+# check is the same). A similarity is rounded to whole points, which this moves by at most 0.1.
+WEIGHT_SUM_TOLERANCE = 0.001
 _WEIGHT_TERMS = ("lexical", "service", "symptoms", "signals", "runbook", "dna")
 _RISKS = tuple(_APPROVAL.approvers_required)
 

@@ -15,8 +15,10 @@ import asyncio
 import gc
 import logging
 import os
+import random
 import re
 import sys
+import time
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -54,6 +56,18 @@ def bridge_namespace(args: argparse.Namespace) -> str:
     if args.bridge_namespace:
         return str(args.bridge_namespace)
     return str(args.namespace[0]) if args.namespace else "default"
+
+
+def standby_priority(started: float, tiebreak: int) -> int:
+    """A replica's Kopf peering priority: the one started first is the highest, the others stand by.
+
+    Kopf pauses every operator of a peering when two share the highest
+    priority, and replicas of one Deployment are started alike: with one
+    priority for all, none worked while each said it was ready. The older
+    replica stays active (no hand-over when a new one starts); `tiebreak`
+    (0..999) parts two started in the same millisecond.
+    """
+    return -(int(started * 1000) * 1000 + tiebreak)
 
 
 async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> None:
@@ -100,6 +114,7 @@ async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> 
     operator = kopf.operator(
         standalone=args.peering is None,
         peering_name=args.peering,
+        priority=standby_priority(time.time(), random.randrange(1000)) if args.peering else None,
         clusterwide=args.all_namespaces,
         namespaces=args.namespace or [],
         ready_flag=ready,

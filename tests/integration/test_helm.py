@@ -153,11 +153,18 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
         "name": "recall-operator-status-key", "key": "key", "optional": True}}} in container["env"]
     named = only(docs(render.render_chart(helm, "--set", "statusKey.secretName=seal", "--set", "statusKey.secretKey=k")),
                  "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]
+    # A Secret named in the values is required: misspelt, replicas would seal with keys of their own, silently.
     assert {"name": "RECALL_STATUS_KEY", "valueFrom": {"secretKeyRef": {
-        "name": "seal", "key": "k", "optional": True}}} in named
+        "name": "seal", "key": "k", "optional": False}}} in named
     executors = sorted(d["metadata"]["namespace"] for d in items
                        if d["kind"] == "ServiceAccount" and d["metadata"]["name"] == "recall-runbook-executor")
     assert executors == ["payments", "recall-system", "shop"]
+    # executor.namespaces adds to the watched namespaces: a step runs in its incident's namespace, any watched one.
+    more = docs(render.render_chart(
+        helm, "--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop,payments}",
+        "--set", "executor.namespaces={batch}"))
+    assert sorted(d["metadata"]["namespace"] for d in more if d["kind"] == "ServiceAccount"
+                  and d["metadata"]["name"] == "recall-runbook-executor") == ["batch", "payments", "recall-system", "shop"]
 
     peered = docs(render.render_chart(
         helm, "--set", "replicas=2", "--set", "memory.backend=hindsight",
@@ -170,6 +177,14 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
         assert {"name": name, "valueFrom": {"secretKeyRef": {
             "name": "recall-operator-hindsight", "key": key, "optional": True}}} in peered_env
         assert not any(e["name"] == name for e in container["env"])
+    # Named in the values, the signing key's Secret is required; the API key stays the server's to ask for.
+    signed = only(docs(render.render_chart(
+        helm, "--set", "replicas=2", "--set", "memory.backend=hindsight", "--set", "memory.hindsight.url=http://h:8888",
+        "--set", "memory.hindsight.credentials.secretName=bank-keys")), "Deployment")
+    signed_env = {e["name"]: e for e in signed["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert signed_env["RECALL_HINDSIGHT_KEY"]["valueFrom"]["secretKeyRef"] == {
+        "name": "bank-keys", "key": "signing-key", "optional": False}
+    assert signed_env["RECALL_HINDSIGHT_API_KEY"]["valueFrom"]["secretKeyRef"]["optional"] is True
     assert args[args.index("--hindsight-url") + 1] == "http://hindsight.recall-system.svc:8888"
     assert "--memory-path" not in args
     assert {d["metadata"]["name"] for d in peered if d["kind"] == "CustomResourceDefinition"} == {
@@ -267,6 +282,14 @@ def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -
         (["--set", "policy.approvers.low=3"], "policy.approvers.medium=1 is fewer than policy.approvers.low=3"),
         (["--set", "policy.approvers.high=3"], "policy.approvers.critical=2 is fewer than policy.approvers.high=3"),
         (["--set", "scoring.weights.lexical=0.9"], "scoring.weights must add up to 1"),
+        # Namespaces named while every namespace is watched were silently ignored: the operator ran cluster-wide.
+        (["--set", "watch.namespaces={team-a}"], "watch.namespaces is set but watch.allNamespaces is true"),
+        # Two servers of the pod on one port: the second stops the container, after a clean install.
+        (["--set", "panel.enabled=true", "--set", "panel.port=8080"], "panel.port=8080 is the port of metrics.port too"),
+        (["--set", "bridge.port=8080"], "bridge.port=8080 is the port of metrics.port too"),
+        # The store's folder is where the volume mounts: never the root, nor over the chart's own mounts.
+        (["--set", "memory.path=/memory.sqlite3"], "memory.path /memory.sqlite3: its folder is mounted"),
+        (["--set", "memory.path=/tmp/memory.sqlite3"], "must be an absolute path in a folder of its own"),
     ],
 )
 def test_template_refuses_inconsistent_values(helm: str, args: list[str], message: str) -> None:

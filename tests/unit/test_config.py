@@ -38,6 +38,15 @@ def test_wrong_values_are_refused_with_the_variable_named(env: dict[str, str], m
         settings_from_env(env)
 
 
+def test_weights_written_as_thirds_are_read_as_meant() -> None:
+    # The chart passes sums within 0.001 of 1: the operator starts on what the chart let through.
+    thirds = {f"RECALL_WEIGHT_{t}": "0.3333" for t in ("LEXICAL", "SERVICE", "SYMPTOMS")}
+    thirds |= {f"RECALL_WEIGHT_{t}": "0" for t in ("SIGNALS", "RUNBOOK", "DNA")}
+    assert settings_from_env(thirds).weights.lexical == 0.3333
+    with pytest.raises(ConfigError, match="add up to 0.99"):
+        settings_from_env({**thirds, "RECALL_WEIGHT_LEXICAL": "0.3233"})
+
+
 # -- approval and execution policy ---------------------------------------------
 
 from datetime import timedelta  # noqa: E402

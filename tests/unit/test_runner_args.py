@@ -167,3 +167,11 @@ def test_a_server_that_cannot_listen_is_said_with_its_flag() -> None:
         port = taken.getsockname()[1]
         with pytest.raises(runner.CannotServe, match=rf"^on --metrics-port {port}: .*in use"):
             asyncio.run(runner._serving(f"--metrics-port {port}", listen(port)))
+
+
+def test_the_replica_started_first_has_the_highest_peering_priority() -> None:
+    from recall_operator.runner import standby_priority
+
+    first, later = standby_priority(1_000.0, 999), standby_priority(1_000.001, 0)
+    assert first > later  # one millisecond apart, whatever the tiebreak
+    assert standby_priority(1_000.0, 1) != standby_priority(1_000.0, 2)  # the same millisecond: still apart

@@ -37,15 +37,13 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{/* Namespaces that get the runbook executor's ServiceAccount. */}}
+{{/* Steps run in the incident's namespace: every watched one needs the account, whatever else is listed. */}}
 {{- define "recall.executorNamespaces" -}}
 {{- $list := list .Release.Namespace -}}
-{{- $extra := .Values.executor.namespaces -}}
-{{- if and (not $extra) (not .Values.watch.allNamespaces) -}}
-{{- $extra = .Values.watch.namespaces -}}
+{{- if not .Values.watch.allNamespaces -}}
+{{- $list = concat $list .Values.watch.namespaces -}}
 {{- end -}}
-{{- range $extra -}}
-{{- $list = append $list . -}}
-{{- end -}}
+{{- $list = concat $list (.Values.executor.namespaces | default list) -}}
 {{- $list | uniq | toJson -}}
 {{- end -}}
 
@@ -54,6 +52,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- $v := .Values -}}
 {{- $args := list "run" -}}
 {{- if $v.watch.allNamespaces -}}
+{{- if $v.watch.namespaces -}}
+{{- fail "watch.namespaces is set but watch.allNamespaces is true, which watches every namespace: set watch.allNamespaces=false to watch only those, or leave watch.namespaces empty" -}}
+{{- end -}}
 {{- $args = append $args "--all-namespaces" -}}
 {{- else -}}
 {{- if not $v.watch.namespaces -}}
@@ -145,7 +146,26 @@ weights that do not add up to 1, several replicas on the one-writer store.
 {{- end }}
 {{- end }}
 {{- $sum := addf $w.lexical $w.service $w.symptoms $w.signals $w.runbook $w.dna }}
+{{- /* The operator's own tolerance (config.WEIGHT_SUM_TOLERANCE): thirds written as 0.3333 pass both. */ -}}
 {{- if or (lt $sum 0.999) (gt $sum 1.001) }}
 {{- fail (printf "scoring.weights must add up to 1, not %v" $sum) }}
+{{- end }}
+{{- /* Each server of the pod on a port of its own: a second one on a port taken stops the container. */ -}}
+{{- $ports := dict }}
+{{- range $what := list (list "metrics.port" $v.metrics.port true) (list "bridge.port" $v.bridge.port $v.bridge.enabled) (list "panel.port" $v.panel.port $v.panel.enabled) }}
+{{- if index $what 2 }}
+{{- $port := index $what 1 | toString }}
+{{- if hasKey $ports $port }}
+{{- fail (printf "%s=%s is the port of %s too: each server of the pod needs a port of its own" (index $what 0) $port (get $ports $port)) }}
+{{- end }}
+{{- $_ := set $ports $port (index $what 0) }}
+{{- end }}
+{{- end }}
+{{- /* The store's folder is the persistence volume's mount: not the root, nor where the chart mounts other things. */ -}}
+{{- if eq $v.memory.backend "embedded" }}
+{{- $dir := dir $v.memory.path }}
+{{- if or (not (isAbs $v.memory.path)) (eq $dir "/") (eq $dir "/tmp") (hasPrefix "/etc/recall" $dir) (hasPrefix "/var/run/secrets" $dir) }}
+{{- fail (printf "memory.path %s: its folder is mounted from the persistence volume, so it must be an absolute path in a folder of its own (not /, /tmp, /etc/recall or /var/run/secrets), such as /var/lib/recall/memory.sqlite3" $v.memory.path) }}
+{{- end }}
 {{- end }}
 {{- end -}}
