@@ -43,7 +43,7 @@ def test_weights_written_as_thirds_are_read_as_meant() -> None:
     thirds = {f"RECALL_WEIGHT_{t}": "0.3333" for t in ("LEXICAL", "SERVICE", "SYMPTOMS")}
     thirds |= {f"RECALL_WEIGHT_{t}": "0" for t in ("SIGNALS", "RUNBOOK", "DNA")}
     assert settings_from_env(thirds).weights.lexical == 0.3333
-    with pytest.raises(ConfigError, match="add up to 0.99"):
+    with pytest.raises(ConfigError, match=r"add up to 0\.9899; they must add up to 1 \(within 0\.001\)"):
         settings_from_env({**thirds, "RECALL_WEIGHT_LEXICAL": "0.3233"})
 
 
