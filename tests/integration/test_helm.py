@@ -159,6 +159,18 @@ def test_values_change_the_rendered_operator(helm: str) -> None:
     executors = sorted(d["metadata"]["namespace"] for d in items
                        if d["kind"] == "ServiceAccount" and d["metadata"]["name"] == "recall-runbook-executor")
     assert executors == ["payments", "recall-system", "shop"]
+    # Each shard's admission policies judge its own namespaces only: one release's incident-opener policy
+    # refused every alert another release's bridge wrote, and its Job policy left the other's Jobs unjudged.
+    sharded = docs(render.render_chart(
+        helm, "--kube-version", "v1.36.0", "--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop,payments}"))
+    bindings = [d for d in sharded if d["kind"].endswith("AdmissionPolicyBinding")]
+    assert len(bindings) >= 6
+    for binding in bindings:
+        assert binding["spec"]["matchResources"]["namespaceSelector"] == {"matchExpressions": [{
+            "key": "kubernetes.io/metadata.name", "operator": "In", "values": ["shop", "payments"]}]}, binding
+    assert all(b["spec"]["matchResources"]["namespaceSelector"] == {}
+               for b in docs(render.render_chart(helm, "--kube-version", "v1.36.0"))
+               if b["kind"].endswith("AdmissionPolicyBinding"))
     # executor.namespaces adds to the watched namespaces: a step runs in its incident's namespace, any watched one.
     more = docs(render.render_chart(
         helm, "--set", "watch.allNamespaces=false", "--set", "watch.namespaces={shop,payments}",

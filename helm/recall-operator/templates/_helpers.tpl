@@ -47,6 +47,21 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- $list | uniq | toJson -}}
 {{- end -}}
 
+{{/* The namespaces an admission binding of this release covers: the watched ones. Shards each bind
+their own, so one release's policies never judge another release's operator. */}}
+{{- define "recall.watchedSelector" -}}
+{{- if .Values.watch.allNamespaces -}}
+namespaceSelector: {}
+{{- else -}}
+namespaceSelector:
+  matchExpressions:
+    - key: kubernetes.io/metadata.name
+      operator: In
+      values:
+        {{- toYaml .Values.watch.namespaces | nindent 8 }}
+{{- end -}}
+{{- end -}}
+
 {{/* `recall` arguments of the operator container. */}}
 {{- define "recall.args" -}}
 {{- $v := .Values -}}
