@@ -40,7 +40,37 @@ def account_kubeconfig(kubectl: Any, cluster: Any, tmp_path: Path) -> Path:
     proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
                    "-f", str(MANIFESTS / "namespace-restricted.yaml"), "-f", str(MANIFESTS / "rbac.yaml"))
     assert proc.returncode == 0, proc.stderr
-    token = kubectl("create", "token", "recall-operator", "-n", "recall-system", "--duration=1h", check=True)
+    return _login(kubectl, cluster, tmp_path, "recall-system")
+
+
+@pytest.fixture
+def confined_kubeconfig(kubectl: Any, cluster: Any, tmp_path: Path, namespace: str) -> Iterator[Path]:
+    """The operator's account of a chart release that watches only `namespace` (its RBAC bound only there)."""
+    import uuid
+
+    from support import renderer
+
+    release_ns = f"recall-shard-{uuid.uuid4().hex[:6]}"
+    render = renderer()
+    rendered = [d for d in yaml.safe_load_all(render.render_chart(
+        render.helm_binary(), "--set", "watch.allNamespaces=false", "--set", f"watch.namespaces={{{namespace}}}",
+        "--show-only", "templates/rbac.yaml", "--show-only", "templates/serviceaccount.yaml",
+        namespace=release_ns)) if d]
+    kubectl("create", "namespace", release_ns, check=True)
+    proc = kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": rendered}))
+    assert proc.returncode == 0, proc.stderr
+    try:
+        yield _login(kubectl, cluster, tmp_path, release_ns)
+    finally:
+        for d in rendered:
+            if d["kind"].startswith("Cluster"):
+                kubectl("delete", d["kind"].lower(), d["metadata"]["name"], "--ignore-not-found")
+        kubectl("delete", "namespace", release_ns, "--wait=false")
+
+
+def _login(kubectl: Any, cluster: Any, tmp_path: Path, release_ns: str) -> Path:
+    """A kubeconfig with a token of the operator's ServiceAccount in `release_ns`."""
+    token = kubectl("create", "token", "recall-operator", "-n", release_ns, "--duration=1h", check=True)
     admin = yaml.safe_load(Path(cluster.kubeconfig).read_text())
     context = next(c for c in admin["contexts"] if c["name"] == admin["current-context"])
     own = {
@@ -78,6 +108,23 @@ def _nothing_refused(runner: KopfRunner) -> None:
 
 def test_the_loop_runs_under_the_operator_s_own_rbac(operator_as_its_account: KopfRunner, kubectl: Any,
                                                      namespace: str, get_status: Any) -> None:
+    _the_loop(kubectl, namespace, get_status)
+
+
+def test_the_loop_runs_under_a_shards_rbac_bound_only_to_its_namespace(
+        confined_kubeconfig: Path, kubectl: Any, namespace: str, get_status: Any, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release watching named namespaces reads nothing elsewhere; what it does there needs nothing more."""
+    monkeypatch.setenv("KUBECONFIG", str(confined_kubeconfig))
+    monkeypatch.setenv(ENV_BACKEND, "embedded")
+    monkeypatch.setenv(ENV_PATH, str(tmp_path / "memory.sqlite3"))
+    with KopfRunner(operator_args([namespace]), timeout=60) as runner:
+        _the_loop(kubectl, namespace, get_status)
+    _nothing_refused(runner)
+
+
+def _the_loop(kubectl: Any, namespace: str, get_status: Any) -> None:
+    """Triage, consolidation, runbook counting, a Contradiction proposal and the answer's Event."""
     _poll_runbooks(kubectl, namespace)
     import_outcome(kubectl, namespace, _incident("inc-a"), RAISED)
     import_outcome(kubectl, namespace, _incident("inc-b"), REDUCED)

@@ -188,9 +188,16 @@ def test_watching_named_namespaces_the_operator_may_create_jobs_only_there(
     operator = f"system:serviceaccount:{release_ns}:recall-operator"
     try:
         assert can_i(kubectl, operator, "create", "jobs.batch", namespace)
-        assert can_i(kubectl, operator, "watch", "incidents.recall.dev", "kube-system")  # it still watches everywhere
+        assert can_i(kubectl, operator, "watch", "incidents.recall.dev", namespace)
+        assert can_i(kubectl, operator, "get", "pods/log", namespace)
+        assert can_i(kubectl, operator, "patch", "incidents.recall.dev/status", namespace)
+        assert can_i(kubectl, operator, "list", "customresourcedefinitions.apiextensions.k8s.io", namespace)
         for elsewhere in ("kube-system", "default"):
             assert not can_i(kubectl, operator, "create", "jobs.batch", elsewhere), elsewhere
+            # A shard reads nothing of another's namespaces, nor kube-system's ConfigMaps and pod logs.
+            for verb, resource in (("watch", "incidents.recall.dev"), ("get", "configmaps"), ("get", "pods/log"),
+                                   ("patch", "incidents.recall.dev/status")):
+                assert not can_i(kubectl, operator, verb, resource, elsewhere), (verb, resource, elsewhere)
         job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "own-the-node", "namespace": "kube-system"},
                "spec": {"template": {"spec": {"restartPolicy": "Never", "hostPID": True, "containers": [
                    {"name": "x", "image": "busybox:1.36", "securityContext": {"privileged": True}}]}}}}

@@ -62,6 +62,26 @@ namespaceSelector:
 {{- end -}}
 {{- end -}}
 
+{{/* What the operator reads of the cluster itself, wherever it watches. */}}
+{{- define "recall.operatorClusterRules" -}}
+# Kopf scans CRDs and namespaces to know what to watch.
+- apiGroups: ["apiextensions.k8s.io"]
+  resources: [customresourcedefinitions]
+  verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [namespaces]
+  verbs: [list, watch]
+# The cluster's identity on a shared Hindsight bank, when memory.hindsight.cluster is unset.
+- apiGroups: [""]
+  resources: [namespaces]
+  resourceNames: [kube-system]
+  verbs: [get]
+# Kopf peering, when several replicas run with --peering (kopf.dev CRDs).
+- apiGroups: ["kopf.dev"]
+  resources: [clusterkopfpeerings, kopfpeerings]
+  verbs: [get, list, watch, patch]
+{{- end -}}
+
 {{/* `recall` arguments of the operator container. */}}
 {{- define "recall.args" -}}
 {{- $v := .Values -}}
