@@ -302,6 +302,8 @@ def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -
         # The store's folder is where the volume mounts: never the root, nor over the chart's own mounts.
         (["--set", "memory.path=/memory.sqlite3"], "memory.path /memory.sqlite3: its folder is mounted"),
         (["--set", "memory.path=/tmp/memory.sqlite3"], "must be an absolute path in a folder of its own"),
+        # Steps as the operator's own account would run with the operator's rights (and half-install the release).
+        (["--set", "executor.serviceAccountName=recall-operator"], "is the operator's own account"),
     ],
 )
 def test_template_refuses_inconsistent_values(helm: str, args: list[str], message: str) -> None:

@@ -196,6 +196,9 @@ weights that do not add up to 1, several replicas on the one-writer store.
 {{- $_ := set $ports $port (index $what 0) }}
 {{- end }}
 {{- end }}
+{{- if eq $v.executor.serviceAccountName $v.serviceAccount.name }}
+{{- fail (printf "executor.serviceAccountName %s is the operator's own account: steps would run with the operator's rights; name another" $v.executor.serviceAccountName) }}
+{{- end }}
 {{- /* The store's folder is the persistence volume's mount: not the root, nor where the chart mounts other things. */ -}}
 {{- if eq $v.memory.backend "embedded" }}
 {{- $dir := dir $v.memory.path }}
