@@ -312,3 +312,14 @@ async def test_only_requests_addressed_to_the_panel_s_own_names_are_answered(hos
         assert resp.status == code, host
         if code == 421:
             assert "inc-now" not in await resp.text()
+
+
+def test_the_list_shows_the_newest_that_fit_a_page_and_says_how_many_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "MAX_ROWS", 3)
+    many = [_incident(f"inc-{i:02d}", f"page {i}") for i in range(5)]
+    for i, obj in enumerate(many):
+        obj["metadata"]["creationTimestamp"] = f"2025-05-01T11:{i:02d}:00Z"
+    body = asyncio.run(server.incidents_page(StaticSource({"incidents": many}, namespaces=[NS]), {}, NOW))
+    text = " ".join(_page(body).split())
+    assert "5 of 5 incidents, the newest 3 shown: filter to see the others" in text
+    assert "inc-04" in body and "inc-02" in body and "inc-01" not in body

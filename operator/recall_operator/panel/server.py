@@ -52,6 +52,8 @@ SECURITY_HEADERS = {
     # Another site's page may not embed or fetch what the panel serves.
     "Cross-Origin-Resource-Policy": "same-origin",
 }
+# The most incidents one list page shows, newest first.
+MAX_ROWS = 500
 # What a browser says of where a request comes from (Sec-Fetch-Site) that the panel answers:
 # its own pages, and an address typed, bookmarked or opened from outside a page ("none").
 OWN_SITES = frozenset({"same-origin", "none"})
@@ -97,8 +99,10 @@ async def incidents_page(source: Source, query: Mapping[str, str], now: datetime
         raise NotAllowed(filters.namespace)
     objs = await source.list("incidents", filters.namespace or None)
     rows, choices = views.incident_rows(objs, filters, now)
-    return render("incidents.html", rows=rows, choices=choices, filters=filters, total=len(objs),
-                  page_title="Incidents")
+    # The newest that fit a page: the panel renders on the operator's event loop, and 3,000 rows were
+    # 0.36 s of it and 5 MB of HTML. The filters reach the others.
+    return render("incidents.html", rows=rows[:MAX_ROWS], matching=len(rows), choices=choices, filters=filters,
+                  total=len(objs), page_title="Incidents")
 
 
 async def incident_page(source: Source, namespace: str, name: str, now: datetime) -> str | None:
