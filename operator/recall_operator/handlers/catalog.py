@@ -331,8 +331,7 @@ async def _record_from_memory(
     asked: set[str] = memo.setdefault("runbooks_asked", set())
     if memory is None or not uid or uid in asked or status.get("countedFromMemory"):
         return
-    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
-            "metadata": {"name": name, "namespace": namespace, "uid": uid}}
+    body = _runbook_ref(namespace, name, uid)
     unread = _unread(memo)
     try:
         history = runbook_history(await memory.outcomes_naming(namespace, name), name, digest)
@@ -367,6 +366,12 @@ async def _record_from_memory(
     await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Normal", "CountedFromMemory", message, now, "Count"))
 
 
+def _runbook_ref(namespace: str, name: str, uid: str) -> dict[str, Any]:
+    """What an Event about a Runbook names."""
+    return {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid}}
+
+
 def _unread(memo: kopf.Memo) -> dict[tuple[str, str], dict[str, Any]]:
     """Runbooks whose record memory could not give yet: (namespace, name) -> meta, digest, since, error."""
     return cast(dict[tuple[str, str], dict[str, Any]], memo.setdefault("runbooks_unread", {}))
@@ -384,11 +389,10 @@ async def reread_records(memo: kopf.Memo) -> int:
         if _now() - held["since"] >= RECORD_WAIT:
             del _unread(memo)[key]
             why = (f"its track record in memory could not be read for {RECORD_WAIT} (last: {held.get('error')}); "
-                   "it counts only outcomes confirmed from now on, until the Runbook changes or the operator restarts")
+                   "it counts only outcomes confirmed from now on, until memory is asked again (the Runbook's next event, "
+                   "or the operator's next start)")
             kopf_logger.warning(f"Runbook {namespace}/{name}: {why}")
-            meta = held["meta"]
-            body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Runbook",
-                    "metadata": {"name": name, "namespace": namespace, "uid": meta.get("uid")}}
+            body = _runbook_ref(namespace, name, str(held["meta"].get("uid") or ""))
             await asyncio.to_thread(post_or_log, memo.api, event_body(body, "Warning", "RecordNotRead", why, _now(),
                                                                       "Count"))
             continue
