@@ -68,8 +68,6 @@ def test_runbooks_are_accepted_or_refused_with_the_reason_and_their_services_pri
     good = _wait_accepted(kubectl, namespace, "runbooks", "restart-checkout")
     bad = _wait_accepted(kubectl, namespace, "runbooks", "lowercase-param")
     assert (good["status"], good["reason"]) == ("True", "Valid"), good
-    # The namespace holds no such Runbook: a misspelling would leave the memories meant in force, so it is said.
-    assert "no Runbook here is named redis-restart-vm now" in good["message"], good
     assert (bad["status"], bad["reason"]) == ("False", "InvalidParameters"), bad
     assert "'replicas'" in bad["message"], bad
 
@@ -106,6 +104,8 @@ def test_migrations_are_accepted_or_refused_with_the_reason(operator: Any, kubec
     day = _wait_accepted(kubectl, namespace, "architecturemigrations", "no-such-day")
     scope = _wait_accepted(kubectl, namespace, "architecturemigrations", "no-scope")
     assert (good["status"], good["reason"]) == ("True", "Valid"), good
+    # The namespace holds no such Runbook: a misspelling would leave the memories meant in force, so it is said.
+    assert "no Runbook here is named redis-restart-vm now" in good["message"], good
     assert (day["status"], day["reason"]) == ("False", "InvalidSpec"), day
     assert "spec.migrationDate" in day["message"], day
     assert (scope["status"], scope["reason"]) == ("False", "NoScope"), scope
