@@ -393,9 +393,9 @@ def unknown_runbook(name: str | None, incident: Mapping[str, Any], catalog: Sequ
 
     A misspelt name credits no runbook, not even the one the operator ran, and
     the incident counts as counted: a later correction cannot put it right. A
-    name is known when the catalog holds it, or, when the catalog cannot be read
-    (`catalog` None: the user may not list Runbooks), when the incident's status
-    names it (the recommendation, the run, a match).
+    name is known when the catalog or the incident's status (the
+    recommendation, the run, a match) names it; when the catalog cannot be read
+    (`catalog` None: the user may not list Runbooks), nothing is refused.
     """
     if not name:
         return None

