@@ -42,7 +42,7 @@ from recall_operator.domain.models import (
 from recall_operator.domain.gate import CHAIN, Policy
 from recall_operator.domain.recommend import Assessment, Context, Settings, assess
 from recall_operator.domain.times import parse_time
-from recall_operator.domain.topology import Topology, TopologyError
+from recall_operator.domain.topology import Topology, TopologyError, merge_topologies
 from recall_operator.memory import open_backend
 from recall_operator.memory.base import MemoryBackend, MemorySettings, MemoryUnavailable, recall_query
 
@@ -135,6 +135,9 @@ def _name(path: Path, event: Event, obj: dict[str, Any]) -> str:
     return name
 
 
+# Who confirmed an outcome line that names nobody: the history it comes from.
+HISTORY_CONFIRMER = "replay"
+
 TRUTH_KEYS = ("precedents", "runbook", "novel", "unsafeRunbooks")
 
 
@@ -160,7 +163,8 @@ def _read_truth(path: Path, event: Event, notices: dict[str, str]) -> _Truth:
 class World:
     """What the operator knows at a moment of the replay."""
 
-    topology: Topology = field(default_factory=Topology)
+    topology: Topology = field(default_factory=Topology)  # every topology ConfigMap's, added up
+    topologies: dict[str, Topology] = field(default_factory=dict)  # by ConfigMap name
     catalog: dict[str, Runbook] = field(default_factory=dict)
     migrations: dict[str, ArchitectureMigration] = field(default_factory=dict)
     contradictions: dict[str, Contradiction] = field(default_factory=dict)
@@ -213,14 +217,19 @@ def apply_object(world: World, path: Path, event: Event) -> None:
             text = (obj.get("data") or {}).get("topology")
             if text is None:
                 raise DatasetError(f"{path}:{event.line}: field 'object.data.topology' is missing")
-            world.topology = Topology.parse(text)
+            # As on the cluster: each ConfigMap is its own part of the graph, and applying one again replaces it.
+            world.topologies[name] = Topology.parse(text)
+            world.topology = merge_topologies(world.topologies.values())
         elif kind == "Runbook":
             # An edit keeps the time the catalog first got it, as an object's creationTimestamp does.
             first = world.catalog[name].created_at if name in world.catalog else event.at
             world.catalog[name] = Runbook(name=name, spec=RunbookSpec.model_validate(spec), created_at=first)
         elif kind == "ArchitectureMigration":
+            # An edit keeps when the migration was first applied (its creationTimestamp on the cluster): a
+            # corrected note does not make the memories resolved since then stale.
+            first = world.migrations[name].applied_at if name in world.migrations else event.at
             world.migrations[name] = ArchitectureMigration(
-                name=name, spec=MigrationSpec.model_validate(spec), applied_at=event.at
+                name=name, spec=MigrationSpec.model_validate(spec), applied_at=first
             )
         elif kind == "Contradiction":
             world.contradictions[name] = Contradiction(name=name, spec=ContradictionSpec.model_validate(spec))
@@ -286,6 +295,11 @@ async def replay_side(
                 resolution = Resolution.model_validate(_stored(event.raw.get("resolution") or {}))
             except ValidationError as exc:
                 raise _field_error(path, event, "resolution", exc) from None
+            if not resolution.confirmed_by:
+                # An outcome line is the human gate itself ("the human-confirmed resolution"); on the cluster
+                # the admission policy makes every outcome name who confirmed it. Without a name it would
+                # count as unconfirmed and never be anyone's precedent.
+                resolution = resolution.model_copy(update={"confirmed_by": HISTORY_CONFIRMER})
             world.resolved[found.name] = found
             if memory is not None:
                 if not corrects:
@@ -297,9 +311,15 @@ async def replay_side(
 
 
 def score(rows: list[Row]) -> dict[str, float]:
+    """The scores of one side, rounded as printed."""
+    return {k: round(v, 4) for k, v in _rates(rows).items()}
+
+
+def _rates(rows: list[Row]) -> dict[str, float]:
+    """The scores of one side, unrounded: the lift is taken from these, then rounded once."""
     recurrences = [r for r in rows if not r.truth.novel]
     def share(hits: int, total: int) -> float:
-        return round(hits / total, 4) if total else 0.0
+        return hits / total if total else 0.0
 
     def top(r: Row, k: int) -> bool:
         return any(m.incident in r.truth.precedents for m in r.assessment.matches[:k])
@@ -338,6 +358,7 @@ async def run_replay(
     """
     result: dict[str, Any] = {"dataset": path.name}
     rows: list[Row] = []
+    rates: dict[str, dict[str, float]] = {}
     notices: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="recall-replay-") as tmp:
         for side in sides:
@@ -355,10 +376,11 @@ async def run_replay(
                 if memory is not None:
                     await memory.close()
             result["incidents"] = len(side_rows)
+            rates[side] = _rates(side_rows)
             result[side] = score(side_rows)
             rows.extend(side_rows)
-    if "on" in result and "off" in result:
-        result["lift"] = {k: round(result["on"][k] - result["off"][k], 4) for k in METRICS}
+    if "on" in rates and "off" in rates:
+        result["lift"] = {k: round(rates["on"][k] - rates["off"][k], 4) for k in METRICS}
     result["_rows"] = rows
     result["_notices"] = list(notices.values())
     return result

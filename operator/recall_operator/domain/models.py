@@ -56,11 +56,26 @@ def derived(**kwargs: Any) -> Any:
     return Field(json_schema_extra={DERIVED: True}, **kwargs)
 
 
+def _scalar_as_written(value: Any) -> Any:
+    """A number or a boolean where text is meant (a label, a deploy's id), read as written: `42`, `true`.
+
+    The CRD refuses them on the cluster; a replay history (whose format types
+    neither) loses no incident over `"revision": 42`.
+    """
+    return _default(value) if isinstance(value, bool | int | float) else value
+
+
+def _labels_as_written(value: Any) -> Any:
+    return {k: _scalar_as_written(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+
 class Deployment(_Model):
     id: str | None = None
     revision: str | None = None
     environment: str | None = None
     minutes_since_deploy: float | None = Field(default=None, alias="minutesSinceDeploy", ge=0)
+
+    _as_written = field_validator("id", "revision", "environment", mode="before")(_scalar_as_written)
 
 
 class Action(_Model):
@@ -114,6 +129,14 @@ class IncidentSpec(_Model):
     parameters: dict[str, str] = Field(default_factory=dict)
     resolution: Resolution | None = None
     corrections: tuple[Correction, ...] = ()
+
+    _labels_as_written = field_validator("labels", mode="before")(_labels_as_written)
+
+    @field_validator("started_at", mode="before")
+    @classmethod
+    def _leap_second(cls, value: Any) -> Any:
+        # RFC 3339 allows second 60, which datetime cannot hold: read as parse_time reads every time.
+        return parse_time(value) or value if isinstance(value, str) else value
 
 
 class Incident(_Model):

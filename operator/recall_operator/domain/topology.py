@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 import functools
 from dataclasses import dataclass, field
 from typing import Literal
@@ -51,7 +51,9 @@ class Topology:
         graph: dict[str, frozenset[str]] = {}
         for service, entry in raw.items():
             # `orders-db:` alone (no body) is a leaf, as is `{dependsOn: []}`.
-            deps = (entry or {}).get("dependsOn", []) if isinstance(entry, dict | None) else None
+            deps = (entry or {}).get("dependsOn") if isinstance(entry, dict | None) else False
+            if deps is None:  # `dependsOn:` with nothing after it (YAML null) calls nothing too
+                deps = []
             if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
                 raise TopologyError(f"topology entry {service!r}: dependsOn must be a list of service names")
             graph[str(service)] = frozenset(deps)
@@ -152,3 +154,14 @@ def _longest_chains(depends_on: Mapping[str, frozenset[str]], start: str, done: 
             if stack:
                 caller = stack[-1][0]
                 best[caller] = max(best[caller], 1 + done[service])
+
+
+def merge_topologies(topologies: Iterable[Topology | IgnoredTopology]) -> Topology:
+    """Several topology ConfigMaps in one namespace add up (each team may own its part)."""
+    graph: dict[str, frozenset[str]] = {}
+    for t in topologies:
+        if isinstance(t, IgnoredTopology):
+            continue
+        for service, deps in t.depends_on.items():
+            graph[service] = graph.get(service, frozenset()) | deps
+    return Topology(graph)

@@ -53,7 +53,7 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.recommend import Context
 from recall_operator.domain.plan import steps_digest
 from recall_operator.domain.times import parse_time
-from recall_operator.domain.topology import IgnoredTopology, Topology, TopologyError
+from recall_operator.domain.topology import IgnoredTopology, Topology, TopologyError, merge_topologies
 from recall_operator.kube.client import Conflict, apply_status
 from recall_operator.kube.events import event_body, post_or_log
 from recall_operator.domain.consolidation import runbook_history
@@ -167,17 +167,6 @@ async def topology_ignored(
     await asyncio.to_thread(post_or_log, memo.api, event_body(
         {**body, "metadata": {**meta, "namespace": namespaced(namespace)}}, "Warning", "TopologyIgnored",
         read.warning, _now(), "Read"))
-
-
-def merge_topologies(topologies: Any) -> Topology:
-    """Several topology ConfigMaps in one namespace add up (each team may own its part)."""
-    graph: dict[str, frozenset[str]] = {}
-    for t in topologies:
-        if isinstance(t, IgnoredTopology):
-            continue
-        for service, deps in t.depends_on.items():
-            graph[service] = graph.get(service, frozenset()) | deps
-    return Topology(graph)
 
 
 # Each namespace's merged topology, kept while its ConfigMaps' topologies are the same objects: a
