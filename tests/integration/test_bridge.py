@@ -412,3 +412,48 @@ def test_an_alert_skipped_in_a_batch_is_counted_where_alert_rules_can_see_it(
     assert [s["alert"] for s in answer["skipped"]] == [1] and "service" in answer["skipped"][0]["reason"]
     assert count("skipped") == before["skipped"] + 1
     assert count("created") == before["created"] + 1
+
+
+def test_an_alert_the_api_server_refuses_is_skipped_and_said_and_its_group_is_written(
+    bridge: BridgeThread, namespace: str, k8s_api: Any
+) -> None:
+    # U+13439 is a format character to the API server's CEL (a newer Unicode than this Python's), so the
+    # Incident is refused. Answered 502, Alertmanager re-sent the whole group until it gave up, and lost it.
+    from recall_operator import metrics
+
+    def skipped() -> float:
+        return metrics.REGISTRY.get_sample_value("recall_bridge_alerts_total", {"outcome": "skipped"}) or 0.0
+
+    before = skipped()
+    odd = direct_alert("0000000000000bad", service="ledger\U00013439")
+    body = {**webhook(direct_alert("000000000000600d"), odd), "truncatedAlerts": 3}
+    code, answer = post(f"{bridge.url}/alerts", json.dumps(body).encode())
+    assert code == 200, answer
+    assert answer["created"] == [incident_name("000000000000600d")]
+    assert [s["alert"] for s in answer["skipped"]] == [1], answer
+    assert "kubernetes refused" in answer["skipped"][0]["reason"] and "service" in answer["skipped"][0]["reason"]
+    # The three Alertmanager itself left out of the group are said and counted with the skipped one.
+    assert answer["truncated"] == 3
+    assert skipped() == before + 4
+    assert [i["metadata"]["name"] for i in incidents(k8s_api, namespace)] == [incident_name("000000000000600d")]
+
+
+def test_a_body_that_stops_arriving_is_answered_408(
+    namespace: str, cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from recall_operator.bridge import server
+
+    monkeypatch.setattr(server, "BODY_READ_SECONDS", 1)
+    b = BridgeThread(namespace)
+    b.start()
+    try:
+        with socket.create_connection(("127.0.0.1", b.port), timeout=20) as conn:
+            conn.sendall(b"POST /alerts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100\r\n\r\n{\"version\"")
+            answer = conn.recv(4096).decode()
+        assert answer.startswith("HTTP/1.1 408"), answer
+        assert "did not arrive within 1 s" in answer
+    finally:
+        b.stop()

@@ -251,6 +251,8 @@ BAD_INPUT: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
      "a parameter name is A-Z, 0-9 and _, starting with a letter"),
     ("incident-parameter-value-with-a-space", "Incident", _set("parameters", {"TARGET": "cart api"}),
      "a parameter value is one plain word"),
+    ("incident-parameter-value-an-option", "Incident", _set("parameters", {"TARGET": "--all"}),
+     "a parameter value cannot start with '-'"),
     ("incident-parameter-value-too-long", "Incident", _set("parameters", {"TARGET": "a" * 254}),
      "may not be more than 253 bytes"),
     ("incident-startedat-year-zero", "Incident", _set("startedAt", "0000-01-01T00:00:00Z"), "1970 or later"),

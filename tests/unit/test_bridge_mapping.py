@@ -523,3 +523,40 @@ def test_only_an_incident_the_bridge_opened_for_this_alert_is_one_of_its_firings
 )
 def test_the_latest_incident_pointer_is_read_only_when_it_can_name_a_later_firing(pointer: Any, read: bool) -> None:
     assert am.names_a_recurrence(pointer, "alert-0123456789abcdef") is read
+
+
+def test_no_first_name_looks_like_a_later_firings_so_none_can_be_posted_ahead_of_it() -> None:
+    # A later firing of alert `fv1` is `alert-fv1-<its start>`; an alert posted with that fingerprint took
+    # its pages. Such a fingerprint is rewritten; a plain one (Alertmanager's 16 hex digits) is not.
+    later = am.recurrence_name(am.incident_name("fv1"), "2026-12-06T01:00:00Z")
+    assert am.incident_name("fv1-20261206010000") != later
+    assert am.incident_name("fv1-20261206010000").startswith("alert-fv1-20261206010000-")
+    assert am.incident_name("0123456789abcdef") == "alert-0123456789abcdef"
+
+
+def test_a_fingerprint_with_a_lone_surrogate_gets_a_name_not_an_error() -> None:
+    name = am.incident_name("fp\ud800")
+    assert name.startswith("alert-fp-") and name == am.incident_name("fp\ud800")
+
+
+def test_a_service_label_a_command_would_read_as_an_option_is_skipped() -> None:
+    result = mapped(payload(alert(), alert(fingerprint="fedcba9876543210",
+                                           labels={"alertname": "X", "service": "--all"})))
+    assert [s.index for s in result.skipped] == [1]
+    assert "read it as an option" in result.skipped[0].reason
+
+
+def test_alerts_alertmanager_left_out_of_the_group_are_counted() -> None:
+    assert mapped(payload(alert(), truncatedAlerts=750)).truncated == 750
+    assert mapped(payload(alert())).truncated == 0
+
+
+def test_a_group_of_a_thousand_real_sized_alerts_fits_the_body_limit() -> None:
+    # About 1.2 KB each, as Kubernetes alerts with a runbook link and a description are: refused at 1 MiB.
+    alerts = [alert(fingerprint=f"{i:016x}", annotations={"summary": "s" * 200, "description": "d" * 600,
+                                                         "runbook_url": "https://runbooks.example/" + "r" * 200})
+              for i in range(am.MAX_ALERTS)]
+    body = json.dumps(payload(*alerts)).encode()
+    assert len(body) > 1024 * 1024
+    assert am.check_request("application/json", len(body)) is None
+    assert not isinstance(am.parse_body(body), BridgeError)

@@ -53,3 +53,11 @@ def test_an_empty_or_missing_file_is_refused_at_start(tmp_path: Path) -> None:
         BridgeToken(str(tmp_path / "empty"))
     with pytest.raises(FileNotFoundError):
         BridgeToken(str(tmp_path / "missing"))
+
+
+def test_a_header_that_is_no_utf_8_is_a_wrong_token_not_an_error(tmp_path: Path) -> None:
+    # aiohttp hands undecodable header bytes over as lone surrogates; encoding them raised (a 500).
+    (tmp_path / "token").write_text("first-token")
+    token = BridgeToken(str(tmp_path / "token"))
+    assert not token.accepts("Bearer \udcff\udcfe")
+    assert not token.accepts("Bearer \ud800")

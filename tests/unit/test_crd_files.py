@@ -555,6 +555,7 @@ CEL_MIRRORS: dict[str, Mirror] = {
     "self.all(k, self[k].matches('^[A-Za-z0-9._:/@=+,-]*$'))": lambda s, o: all(
         re.search(r"^[A-Za-z0-9._:/@=+,-]*$", v) for v in s.values()
     ),
+    "self.all(k, !self[k].startsWith('-'))": lambda s, o: not any(v.startswith("-") for v in s.values()),
     (
         "!has(oldSelf.corrections) || (has(self.corrections) && self.corrections.size() >= oldSelf.corrections.size()"
         " && oldSelf.corrections.all(c, c in self.corrections))"

@@ -156,3 +156,23 @@ def test_undeclared_target(services: list[str], step: dict[str, Any], parameters
                            target: str | None) -> None:
     rb = runbook(step, services=services)
     assert undeclared_target(incident(parameters=parameters), rb) == target
+
+
+@pytest.mark.parametrize("given", [{"service": "--all"}, {"parameters": {"TARGET_NAMESPACE": "--all-namespaces"}}])
+def test_a_value_from_the_incident_that_a_command_would_read_as_an_option_is_refused(given: dict[str, Any]) -> None:
+    # `kubectl rollout undo deployment/$(SERVICE)` is harmless; `kubectl -n $(TARGET_NAMESPACE) ...` with
+    # `--all-namespaces`, or a restart of `$(SERVICE)` as `--all`, acts on everything.
+    with pytest.raises(PlanError, match="read as an option"):
+        build_plan(incident(**given), runbook(NAMESPACED, parameters={"TARGET_NAMESPACE": "shop"}))
+
+
+def test_a_runbook_authors_own_default_may_be_an_option() -> None:
+    plan = build_plan(incident(), runbook(NAMESPACED, parameters={"TARGET_NAMESPACE": "--all-namespaces"}))
+    assert plan.parameters["TARGET_NAMESPACE"] == "--all-namespaces"
+
+
+def test_the_plugin_refuses_an_option_as_a_parameter_value_before_the_api_server_does() -> None:
+    from recall_operator.domain.plan import parameter_refusal
+
+    assert "read it as an option" in (parameter_refusal("TARGET", "-x") or "")
+    assert parameter_refusal("TARGET", "x-1") is None

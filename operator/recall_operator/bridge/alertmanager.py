@@ -72,9 +72,12 @@ from recall_operator.domain.approval_rules import BRIDGE_OPENER, OPENED_BY_ANNOT
 
 KIND = "Incident"
 
-# A webhook body bigger than this is refused before parsing (413); Alertmanager
-# bodies are a few KiB per alert, so this only stops abuse, never a real group.
-MAX_BODY_BYTES = 1024 * 1024
+# A webhook body bigger than this is refused before parsing (413), and
+# Alertmanager drops a group refused with a 4xx for good. A real alert is one
+# to a few KiB (labels, a summary, a description, links), so a group of
+# MAX_ALERTS real alerts must fit with room to spare: 1,000 alerts of 1.2 KB
+# were refused at 1 MiB.
+MAX_BODY_BYTES = 16 * 1024 * 1024
 # Alertmanager truncates a group to `max_alerts` itself; more than this in one
 # request is not a real notification.
 MAX_ALERTS = 1000
@@ -138,6 +141,7 @@ REFIRE_AFTER = timedelta(hours=1)
 _NON_DNS = re.compile(r"[^a-z0-9-]+")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _WHITESPACE = re.compile(r"\s+")
+_RECURRENCE_SUFFIX = re.compile(r"-[0-9]{14}$")
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ class AlertIncident:
     manifest: dict[str, Any]
     patch: dict[str, Any]
     panel_url: str | None = None
+    index: int = -1  # its place in the request's alerts (-1: not known)
 
     @property
     def starts_at(self) -> str | None:
@@ -178,6 +183,9 @@ class Mapped:
     # Alerts that cannot become an Incident (no service label): the rest of the
     # group is still written, because Alertmanager never re-sends after a 4xx.
     skipped: list[Skipped] = field(default_factory=list)
+    # Alerts Alertmanager itself left out of the group (its `max_alerts`, `truncatedAlerts`): never sent,
+    # so counted with the skipped ones and said in the answer.
+    truncated: int = 0
 
 
 # --------------------------------------------------------------------------
@@ -249,9 +257,12 @@ def incident_name(fingerprint: str) -> str:
     """
     lowered = fingerprint.lower()
     cleaned = _NON_DNS.sub("-", lowered).strip("-")
-    if cleaned == fingerprint and len("alert-" + cleaned) <= MAX_NAME:
+    # A name ending like a later firing's (`recurrence_name`: -YYYYMMDDHHMMSS) could be posted ahead of that
+    # firing and take its pages; such a fingerprint is rewritten, so no first name ever looks like one.
+    if cleaned == fingerprint and len("alert-" + cleaned) <= MAX_NAME and not _RECURRENCE_SUFFIX.search(cleaned):
         return "alert-" + cleaned
-    digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:12]
+    # surrogatepass: a JSON "\ud800" decodes to a lone surrogate, which plain UTF-8 cannot encode.
+    digest = hashlib.sha256(fingerprint.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     stem = ("alert-" + cleaned)[: MAX_NAME - len(digest) - 1].rstrip("-")
     return f"{stem}-{digest}"
 
@@ -430,6 +441,9 @@ def alert_to_incident(
         return f"labels name no service: set one of {', '.join(SERVICE_LABELS)}"
     if not named(service):
         return f"the service label {service!r} names no service: it has no letter or digit"
+    if service.startswith("-"):
+        # A runbook's command takes the service as $(SERVICE): `--all` would be an option, not a service.
+        return f"the service label {service[:64]!r} starts with '-': a command would read it as an option"
     alertname = labels.get("alertname") if isinstance(labels.get("alertname"), str) else None
     summary = annotations.get("summary")
     title = _one_line(summary, MAX_TITLE) if isinstance(summary, str) else ""
@@ -594,7 +608,9 @@ def map_payload(
             skipped.append(Skipped(index, f"alerts[{index}]: {result}"))
         else:
             by_name.pop(result.name, None)
-            by_name[result.name] = result
+            by_name[result.name] = dataclasses.replace(result, index=index)
     if not by_name:
         return BridgeError(422, skipped[0].reason)
-    return Mapped(incidents=list(by_name.values()), skipped=skipped)
+    truncated = payload.get("truncatedAlerts")
+    return Mapped(incidents=list(by_name.values()), skipped=skipped,
+                  truncated=truncated if isinstance(truncated, int) and truncated > 0 else 0)

@@ -23,6 +23,9 @@ requests for one alert converge on exactly one Incident without any lock.
 Status codes follow what Alertmanager does with them: it retries a 5xx and
 drops a 4xx, so a request that can never succeed (bad body, wrong shape) gets
 a 4xx, and a Kubernetes outage gets a 503 so the alert is delivered later.
+An alert whose Incident the API server refuses for good (invalid, too large)
+is skipped and said, like an alert without a service: a 5xx would make
+Alertmanager re-send its whole group until it gave up on all of it.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from .alertmanager import (
     AlertIncident,
     BridgeError,
     Mapped,
+    Skipped,
     alert_incident_of,
     check_request,
     ended_firing,
@@ -77,6 +81,12 @@ WRITER_THREADS = 16
 REMEMBERED_NAMES = 4096
 # No request to the API server waits longer than this (seconds): Alertmanager then gets a 503 and re-sends.
 REQUEST_TIMEOUT = 30
+# What the API server answers for an Incident it will never take (invalid, too large); an RBAC or
+# admission refusal (403) can be fixed by an operator, so it is still a 502 and the alert is re-sent.
+REFUSED_FOR_GOOD = (400, 413, 422)
+# A request's body must arrive within this (seconds), or it is answered 408: a sender that stops
+# mid-body held a handler for ever.
+BODY_READ_SECONDS = 30
 # A re-fire with no news this soon after the bridge's last write of that alert is read, not written (IncidentWriter).
 REFIRE_WRITE_SECONDS = 60.0
 
@@ -86,10 +96,12 @@ Remembered = Callable[[str], Awaitable[bool]]
 
 
 class WriteFailure(Exception):
-    def __init__(self, status_code: int, reason: str) -> None:
+    def __init__(self, status_code: int, reason: str, refused: bool = False) -> None:
         super().__init__(status_code, reason)
         self.status_code = status_code
         self.reason = reason
+        # The API server refused the Incident itself (invalid, too large): no re-send can succeed.
+        self.refused = refused
 
 
 class IncidentWriter:
@@ -339,7 +351,8 @@ def _failure(exc: Any, name: str) -> WriteFailure:
     # 5xx and throttling are worth a retry by Alertmanager; other refusals are
     # reported as a bad gateway so they are visible, never as the sender's fault.
     status = 503 if exc.status in (429,) or exc.status >= 500 else 502
-    return WriteFailure(status, f"kubernetes refused incident {name} ({exc.status}): {message}"[:2048])
+    return WriteFailure(status, f"kubernetes refused incident {name} ({exc.status}): {message}"[:2048],
+                        refused=exc.status in REFUSED_FOR_GOOD)
 
 
 def _error(err: BridgeError | WriteFailure) -> web.Response:
@@ -351,8 +364,13 @@ async def _read_limited(request: web.Request) -> bytes | BridgeError:
     # and aiohttp's own limit would answer with a reason-less 413.
     chunks: list[bytes] = []
     size = 0
+    deadline = asyncio.get_running_loop().time() + BODY_READ_SECONDS
     while True:
-        chunk = await request.content.readany()
+        try:
+            async with asyncio.timeout_at(deadline):
+                chunk = await request.content.readany()
+        except TimeoutError:
+            return BridgeError(408, f"the body did not arrive within {BODY_READ_SECONDS} s")
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)
@@ -396,7 +414,8 @@ class BridgeToken:
             log.warning("cannot re-read the bridge token file: %s", exc)
             token = self._token
         scheme, _, credentials = (authorization or "").strip().partition(" ")
-        offered = credentials.strip().encode() if scheme.lower() == "bearer" else b""
+        # surrogatepass: bytes that are no UTF-8 come through as lone surrogates; they are a wrong token, not a 500.
+        offered = credentials.strip().encode("utf-8", "surrogatepass") if scheme.lower() == "bearer" else b""
         # Digests first, so both sides have one length and compare_digest's time
         # depends on neither where they differ nor how long the token is; a
         # missing header is compared too, so it costs what a wrong one does.
@@ -446,8 +465,13 @@ async def _write_all(app: web.Application, mapped: Mapped) -> web.Response:
     created: list[str] = []
     updated: list[str] = []
     failures: list[WriteFailure] = []
-    for outcome in outcomes:
-        if isinstance(outcome, WriteFailure):
+    skipped = list(mapped.skipped)
+    for item, outcome in zip(mapped.incidents, outcomes):
+        if isinstance(outcome, WriteFailure) and outcome.refused:
+            # Re-sent, it would be refused again, and the group with it until Alertmanager gives up; the
+            # rest of the group is written and this one counted and said as skipped (RecallBridgeAlertSkipped).
+            skipped.append(Skipped(item.index, f"alerts[{item.index}]: {outcome.reason}"))
+        elif isinstance(outcome, WriteFailure):
             failures.append(outcome)
         elif isinstance(outcome, BaseException):
             raise outcome
@@ -457,19 +481,23 @@ async def _write_all(app: web.Application, mapped: Mapped) -> web.Response:
             stats["unchanged"] += outcome.outcome == "unchanged"
     stats["created"] += len(created)
     stats["updated"] += len(updated)
-    stats["skipped"] += len(mapped.skipped)
+    stats["skipped"] += len(skipped) + mapped.truncated
     unchanged = sum(1 for o in outcomes if isinstance(o, Written) and o.outcome == "unchanged")
     for what, count in (("created", len(created)), ("updated", len(updated) - unchanged), ("unchanged", unchanged),
-                        ("skipped", len(mapped.skipped)), ("failed", len(failures))):
+                        ("skipped", len(skipped) + mapped.truncated), ("failed", len(failures))):
         if count:
             metrics.BRIDGE_ALERTS.labels(outcome=what).inc(count)  # metrics
     body = {
         "created": created,
         "updated": updated,
-        "skipped": [{"alert": s.index, "reason": s.reason} for s in mapped.skipped],
+        "skipped": [{"alert": s.index, "reason": s.reason} for s in skipped],
     }
-    for skip in mapped.skipped:
+    for skip in skipped:
         log.warning("alert not recorded: %s", skip.reason)
+    if mapped.truncated:
+        body["truncated"] = mapped.truncated
+        log.warning("Alertmanager left %d alerts out of this group (its max_alerts): they never reached the bridge",
+                    mapped.truncated)
     if failures:
         # Some writes failed: answer with the worst failure so Alertmanager
         # re-sends the group; the ones that succeeded converge on re-send.

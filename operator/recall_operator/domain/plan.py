@@ -32,6 +32,8 @@ def parameter_refusal(name: str, value: str | None) -> str | None:
     if value is not None and not _SAFE_VALUE.match(value):
         return (f"the value of {name} is not one plain word of at most 253 characters (letters, digits and"
                 " . _ : / @ = + , -): a plan does not take it")
+    if value is not None and value.startswith("-"):
+        return f"the value of {name} starts with '-': a command would read it as an option, not a value"
     return None
 
 
@@ -112,12 +114,17 @@ def parameters_for(spec: IncidentSpec, runbook: Runbook) -> dict[str, str]:
         raise PlanError(f"step {step} writes {written}, which no shell runs there to fill in: Kubernetes fills a "
                         f"parameter only where a command says $({written.strip('${}')})")
     wanted = sorted(referenced | declared)
-    values = _values(spec, runbook)
+    values, defaults = _values(spec, runbook), runbook.spec.defaults()
     out: dict[str, str] = {}
     for name in wanted:
         value = values.get(name, "")
         if not _SAFE_VALUE.match(value):
             raise PlanError(f"parameter {name} has a value with characters a plan does not accept: {value!r}")
+        # From the incident (its service, its parameters), `--all` would be an option of the step's command:
+        # `kubectl rollout restart deployment $(SERVICE)` restarts every deployment. A default is the
+        # runbook author's own, and may be meant as one.
+        if value.startswith("-") and value != defaults.get(name):
+            raise PlanError(f"parameter {name} is {value!r}, which a command would read as an option, not a value")
         out[name] = value
     return out
 
