@@ -83,3 +83,42 @@ def test_a_callers_own_timeout_still_decides(silent_server: int, tmp_path: Path,
     monkeypatch.setattr(kube, "API_READ_TIMEOUT", 3600.0)  # the default alone would wait an hour
     ended = _call(kube.api_client(), timeout=0.5)
     assert ended is not None, "the caller's timeout was not used"
+
+
+def test_the_bridge_asks_a_silent_api_server_once_not_four_times(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # urllib3 re-sends a timed-out read three times: the bridge's 30 s became 120 s before Alertmanager heard.
+    from recall_operator.bridge import server
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        config = tmp_path / "kubeconfig"
+        config.write_text(KUBECONFIG % listener.getsockname()[1])
+        monkeypatch.setenv("KUBECONFIG", str(config))
+        monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.3)
+        writer = server.IncidentWriter(server.load_api_client(), "ns")
+        with pytest.raises(Exception, match="(?i)timed? ?out"):
+            writer._read("alert-0123456789abcdef")
+        writer.close()
+        assert len(accepted) == 1
+    finally:
+        stop.set()
+        thread.join()
+        for conn in accepted:
+            conn.close()
+        listener.close()

@@ -532,8 +532,9 @@ def create_app(
 
 
 def load_api_client() -> Any:
-    # One connection per worker thread, so a burst of alerts does not queue on the pool.
-    return api_client(pool_size=32)
+    # One connection per worker thread, so a burst of alerts does not queue on the pool. No retries of
+    # urllib3's own: a read it re-sent three times waited 4 x REQUEST_TIMEOUT, and Alertmanager re-sends anyway.
+    return api_client(pool_size=32, retries=False)
 
 
 async def serve(port: int, namespace: str, host: str = "127.0.0.1", *, api_client: Any = None,

@@ -25,12 +25,14 @@ def apply_body(obj: Any) -> str:
     return _SURROGATE_PAIR.sub(one_escape, json.dumps(obj))
 
 
-def api_client(pool_size: int | None = None) -> Any:
+def api_client(pool_size: int | None = None, retries: bool = True) -> Any:
     """In a pod the ServiceAccount; elsewhere the kubeconfig that $KUBECONFIG names now.
 
     The kubernetes library reads $KUBECONFIG once, when first imported; a
     process that sets it later (the demo, the tests) would silently get
-    ~/.kube/config, so the variable is read here, at call time.
+    ~/.kube/config, so the variable is read here, at call time. Without
+    `retries`, a request that fails or times out is not sent again by urllib3
+    (three more times by default, each with the whole timeout again).
     """
     from kubernetes import client, config
 
@@ -42,6 +44,8 @@ def api_client(pool_size: int | None = None) -> Any:
         config.load_kube_config(config_file=first, client_configuration=configuration)
     if pool_size:
         configuration.connection_pool_maxsize = pool_size
+    if not retries:
+        configuration.retries = False
     api = client.ApiClient(configuration)
     _bound_requests(api)
     return api
