@@ -101,7 +101,9 @@ def test_a_new_alert_is_created_and_its_refires_patched_without_a_create_first(
     outcomes = _write(w, _item("alert-a", namespace), _item("alert-a", namespace, "resolved"),
                       _item("alert-a", namespace))
     assert outcomes == ["created", "updated", "updated"]
-    assert api.calls == [("create", "alert-a"), ("patch", "alert-a"), ("patch", "alert-a")]
+    # Each patch is written at the version its read found (`_patch`), so a late request cannot undo a later one.
+    assert api.calls == [("create", "alert-a"), ("get", "alert-a"), ("patch", "alert-a"), ("get", "alert-a"),
+                         ("patch", "alert-a")]
     assert _get(k8s_api, namespace, "alert-a")["metadata"]["annotations"]["recall.dev/alert-status"] == "firing"
 
 
@@ -115,7 +117,7 @@ def test_an_incident_another_replica_created_is_patched_after_the_refused_create
     w, api = writer
     assert _write(w, _item("alert-b", namespace, "resolved")) == ["updated"]
     # The refused create is followed by a read: only an Incident the bridge opened takes the alert.
-    assert api.calls == [("create", "alert-b"), ("get", "alert-b"), ("patch", "alert-b")]
+    assert api.calls == [("create", "alert-b"), ("get", "alert-b"), ("get", "alert-b"), ("patch", "alert-b")]
     assert _get(k8s_api, namespace, "alert-b")["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
 
 
@@ -132,7 +134,7 @@ def test_an_incident_deleted_since_the_bridge_wrote_it_is_created_again(
     # A re-fire with news (resolved) is patched first; one with none is read: either finds it gone.
     assert _write(w, _item("alert-c", namespace, "resolved"), _item("alert-e", namespace, seen="2026-01-01T00:00:09Z")) \
         == ["created", "created"]
-    assert api.calls == [("patch", "alert-c"), ("get", "alert-c"), ("create", "alert-c"),
+    assert api.calls == [("get", "alert-c"), ("get", "alert-c"), ("create", "alert-c"),
                          ("get", "alert-e"), ("get", "alert-e"), ("create", "alert-e")]
     assert _get(k8s_api, namespace, "alert-c")["spec"]["title"] == "alert alert-c"
     assert _get(k8s_api, namespace, "alert-e")["metadata"]["annotations"][SEEN] == "2026-01-01T00:00:09Z"
@@ -156,8 +158,8 @@ def test_a_refire_with_no_news_is_read_not_written_until_a_minute_after_the_last
     assert _get(k8s_api, namespace, "alert-f")["metadata"]["annotations"][SEEN] == "2026-01-01T00:01:01Z"
     # News is written at once, however soon: the alert resolved.
     assert _write(w, _item("alert-f", namespace, "resolved", seen="2026-01-01T00:01:02Z")) == ["updated"]
-    assert api.calls == [("create", "alert-f"), ("get", "alert-f"), ("get", "alert-f"), ("patch", "alert-f"),
-                         ("patch", "alert-f")]
+    assert api.calls == [("create", "alert-f"), ("get", "alert-f"), ("get", "alert-f"), ("get", "alert-f"),
+                         ("patch", "alert-f"), ("get", "alert-f"), ("patch", "alert-f")]
     assert _get(k8s_api, namespace, "alert-f")["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
 
 
@@ -351,3 +353,49 @@ def test_an_alert_s_name_someone_else_took_first_gets_none_of_its_pages(
     with pytest.raises(WriteFailure) as failed:
         _names(w, squat2)
     assert failed.value.status_code == 503 and "not opened by the alert bridge" in failed.value.reason
+
+
+def test_a_request_that_arrives_after_a_later_one_changes_nothing(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    # A firing that waited on its way (its sender gave up and re-sent) landed after the alert's resolution
+    # and turned it back into a firing alert, its resolved-at gone.
+    w, api = writer
+    assert _write(w, _item("alert-r", namespace, seen="2026-01-01T00:00:10Z"),
+                  _item("alert-r", namespace, "resolved", seen="2026-01-01T00:00:20Z")) == ["created", "updated"]
+    version = _get(k8s_api, namespace, "alert-r")["metadata"]["resourceVersion"]
+    api.calls.clear()
+    assert _write(w, _item("alert-r", namespace, seen="2026-01-01T00:00:05Z")) == ["updated"]
+    assert api.calls == [("get", "alert-r")]  # read, found newer, not written
+    found = _get(k8s_api, namespace, "alert-r")
+    assert found["metadata"]["resourceVersion"] == version
+    assert found["metadata"]["annotations"]["recall.dev/alert-status"] == "resolved"
+
+
+def test_a_patch_whose_incident_changed_after_its_read_is_read_again_and_yields_to_the_later_request(
+    writer: tuple[IncidentWriter, Recorder], k8s_api: Any, namespace: str
+) -> None:
+    from kubernetes import client
+
+    w, api = writer
+    assert _write(w, _item("alert-s", namespace, seen="2026-01-01T00:00:10Z")) == ["created"]
+    real_get = api.get_namespaced_custom_object
+    raced: list[bool] = []
+
+    def get_then_someone_writes(*args: Any, **kwargs: Any) -> Any:
+        found = real_get(*args, **kwargs)
+        if not raced:  # between this read and the writer's patch, a later request (firing again) lands
+            raced.append(True)
+            client.CustomObjectsApi(k8s_api).patch_namespaced_custom_object(
+                GROUP, VERSION, namespace, "incidents", "alert-s", _item(
+                    "alert-s", namespace, seen="2026-01-01T00:00:30Z").patch,
+                _content_type="application/merge-patch+json")
+        return found
+
+    api.get_namespaced_custom_object = get_then_someone_writes  # type: ignore[method-assign]
+    api.calls.clear()
+    assert _write(w, _item("alert-s", namespace, "resolved", seen="2026-01-01T00:00:20Z")) == ["updated"]
+    # The patch at the version first read is refused (409); the second read finds the later request's.
+    assert api.calls == [("get", "alert-s"), ("patch", "alert-s"), ("get", "alert-s")]
+    annotations = _get(k8s_api, namespace, "alert-s")["metadata"]["annotations"]
+    assert (annotations["recall.dev/alert-status"], annotations[SEEN]) == ("firing", "2026-01-01T00:00:30Z")

@@ -19,6 +19,8 @@ Incident it did not write) is placed by reading: an Incident whose firing
 has ended takes no later firing of its alert, which opens a new Incident.
 That makes duplicate deliveries, Alertmanager's repeats and concurrent
 requests for one alert converge on exactly one Incident without any lock.
+A patch is written at the version just read, and not at all over a later
+request's time, so a request that waited on its way cannot undo a later one.
 
 Status codes follow what Alertmanager does with them: it retries a 5xx and
 drops a 4xx, so a request that can never succeed (bad body, wrong shape) gets
@@ -49,6 +51,7 @@ from aiohttp import web
 
 from recall_operator import metrics
 from recall_operator.api import GROUP, VERSION
+from recall_operator.domain.times import parse_time
 from recall_operator.kube.client import api_client
 
 from .alertmanager import (
@@ -81,6 +84,8 @@ WRITER_THREADS = 16
 REMEMBERED_NAMES = 4096
 # No request to the API server waits longer than this (seconds): Alertmanager then gets a 503 and re-sends.
 REQUEST_TIMEOUT = 30
+# How often an alert's patch is tried at a fresh version while the Incident keeps changing under it.
+PATCH_ATTEMPTS = 3
 # What the API server answers for an Incident it will never take (invalid, too large); an RBAC or
 # admission refusal (403) can be fixed by an operator, so it is still a 502 and the alert is re-sent.
 REFUSED_FOR_GOOD = (400, 413, 422)
@@ -172,19 +177,36 @@ class IncidentWriter:
             return False
 
     def _patch(self, item: AlertIncident) -> bool:
-        """True: the alert-tracking annotations were patched; False: the incident is gone."""
+        """True: the alert-tracking annotations hold this alert or a later request's; False: the incident is gone.
+
+        Read first, and written only at the version read: a request that waited
+        on its way (a slow network, a client that gave up and re-sent) must not
+        land after a later one and turn a resolved alert back into a firing one.
+        An Incident already holding a later request's time takes nothing from
+        this one; one that changed between the read and the write is read again.
+        """
         from kubernetes.client.exceptions import ApiException
 
-        try:
-            self._api.patch_namespaced_custom_object(
-                GROUP, VERSION, self._namespace, PLURAL, item.name, item.patch,
-                _content_type=MERGE_PATCH, _request_timeout=REQUEST_TIMEOUT,
-            )
-            return True
-        except ApiException as exc:
-            if exc.status != 404:
-                raise _failure(exc, item.name) from exc
-            return False
+        for _ in range(PATCH_ATTEMPTS):
+            current = self._read(item.name)
+            if current is None:
+                return False
+            if seen_later(current, item):
+                return True
+            version = (current.get("metadata") or {}).get("resourceVersion")
+            body = {**item.patch, "metadata": {**item.patch["metadata"], "resourceVersion": version}}
+            try:
+                self._api.patch_namespaced_custom_object(
+                    GROUP, VERSION, self._namespace, PLURAL, item.name, body,
+                    _content_type=MERGE_PATCH, _request_timeout=REQUEST_TIMEOUT,
+                )
+                return True
+            except ApiException as exc:
+                if exc.status == 404:
+                    return False
+                if exc.status != 409:
+                    raise _failure(exc, item.name) from exc
+        raise WriteFailure(503, f"incident {item.name} kept changing while its alert was written; retry")
 
     def _read(self, name: str) -> dict[str, Any] | None:
         """The Incident as it is now; None when there is none of that name."""
@@ -329,6 +351,14 @@ class IncidentWriter:
 class Written:
     outcome: str  # "created", "updated" or "unchanged"
     name: str  # the Incident written: the alert's first, or the one a later firing opened
+
+
+def seen_later(incident: dict[str, Any], item: AlertIncident) -> bool:
+    """Whether `incident` already records its alert as seen after this request was received."""
+    annotations = (incident.get("metadata") or {}).get("annotations") or {}
+    stored = parse_time(annotations.get(ANN_LAST_SEEN))
+    this = parse_time(item.patch["metadata"]["annotations"].get(ANN_LAST_SEEN))
+    return stored is not None and this is not None and stored > this
 
 
 def _same_firing(written_news: str, item: AlertIncident) -> bool:
