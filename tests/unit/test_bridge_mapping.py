@@ -560,3 +560,15 @@ def test_a_group_of_a_thousand_real_sized_alerts_fits_the_body_limit() -> None:
     assert len(body) > 1024 * 1024
     assert am.check_request("application/json", len(body)) is None
     assert not isinstance(am.parse_body(body), BridgeError)
+
+
+def test_bidi_overrides_and_zero_width_characters_never_reach_the_incident() -> None:
+    # U+202E shows `kubectl get` readers the text reversed; memory would match on the characters as sent.
+    tricky = "\u202egnol\u200b"
+    [inc] = mapped(payload(alert(labels={"alertname": "X", "service": "cart", "team": tricky},
+                                 annotations={"summary": "s", "description": f"disk {tricky}",
+                                              "errorSignatures": f"err {tricky}\nplain"}))).incidents
+    spec = inc.manifest["spec"]
+    assert spec["labels"]["team"] == "gnol"
+    assert spec["description"] == "disk gnol"
+    assert spec["errorSignatures"] == ["err gnol", "plain"]

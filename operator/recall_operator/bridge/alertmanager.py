@@ -287,7 +287,7 @@ def parse_symptoms(value: str) -> list[str]:
 
 def parse_signatures(value: str) -> list[str]:
     out: list[str] = []
-    for line in value.splitlines():
+    for line in _without_invisible(value).splitlines():
         line = line.strip()[:MAX_SIGNATURE_LEN]
         if line and line not in out:
             out.append(line)
@@ -323,7 +323,7 @@ def named(value: str) -> bool:
 
 def _label_value(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text[:MAX_LABEL_VALUE]
+    return _without_invisible(text)[:MAX_LABEL_VALUE]
 
 
 def _spec_labels(labels: dict[str, Any], fingerprint: str, alertname: str | None) -> dict[str, str]:
@@ -460,9 +460,12 @@ def alert_to_incident(
         "severity": map_severity(labels.get("severity") if isinstance(labels.get("severity"), str) else None),
         "title": title,
     }
-    description = annotations.get("description")
-    if isinstance(description, str) and description.strip():
-        spec["description"] = description.strip()[:MAX_DESCRIPTION]
+    # Without control and format characters: a right-to-left override (U+202E) shows a reader at
+    # 3 a.m. other text than the memory matches on.
+    description = _without_invisible(annotations["description"]).strip() \
+        if isinstance(annotations.get("description"), str) else ""
+    if description:
+        spec["description"] = description[:MAX_DESCRIPTION]
     if isinstance(annotations.get("symptoms"), str):
         symptoms = parse_symptoms(annotations["symptoms"])
         if symptoms:
