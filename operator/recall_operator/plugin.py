@@ -101,7 +101,7 @@ def render_actions(actions: Iterable[Mapping[str, Any]]) -> list[str]:
     for a in actions:
         result = a.get("result", "?")
         mark = {"succeeded": "ok     ", "failed": "FAILED ", "partial": "partial"}.get(result, f"{result:<7}")
-        claim = " (a claim: the operator did not see it succeed)" if a.get("reported") is True else ""
+        claim = " (a claim: not what the operator saw here)" if a.get("reported") is True else ""
         lines.append(f"[{mark}] {a.get('action', '?')}{claim}")
     return lines
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import re
 import os
 import shlex
 import shutil
@@ -147,6 +148,10 @@ def load_history(kubectl: Kubectl, namespace: str, steps: Iterable[Step], timeou
             progress(f"{kind:<22} {name}")
 
 
+# How a history's action names a runbook it ran: "run runbook NAME".
+_RAN_RUNBOOK = re.compile(r"\brunbook ([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)")
+
+
 def imported_execution(outcome: dict[str, Any]) -> dict[str, Any] | None:
     """The status.execution an imported outcome stands on: the history's confirmed record of the run.
 
@@ -156,6 +161,12 @@ def imported_execution(outcome: dict[str, Any]) -> dict[str, Any] | None:
     administrator: nobody else may write status) writes it as such.
     """
     runbook = outcome.get("runbook")
+    if not runbook:
+        # No runbook resolved it: the run the history records is the last one that failed or ran in part
+        # ("run runbook NAME": failed). Without it the operator takes that failure for a claim, counted nowhere.
+        tried = [m.group(1) for a in outcome.get("actions") or [] if a.get("result") in ("failed", "partial")
+                 and (m := _RAN_RUNBOOK.search(str(a.get("action") or "")))]
+        runbook = tried[-1] if tried else None
     if not runbook:
         return None
     results = [a.get("result") for a in outcome.get("actions") or [] if runbook in str(a.get("action") or "")]

@@ -394,6 +394,47 @@ def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_ope
     ATTACKS.append("made-up, self-resolved incidents did not outweigh a run the operator saw work")
 
 
+def test_failures_claimed_on_other_people_s_incidents_neither_count_nor_block_a_run_the_operator_saw_work(
+        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mallory records "the runbook failed" on incidents olga opened, where the operator never ran it.
+
+    Olga opening them makes them no one person's word (`one_voice`), so they used to count: each
+    pushed the runbook's win rate down, held it back where the operator had seen it work, and
+    proposed a Contradiction in the operator's name.
+    """
+    words = {**SPEC, "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
+    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
+    ran = _run_approved_by_bob(env, namespace, "inc-seen", words)
+    assert ran["state"] == "Succeeded", ran
+    claim = {"summary": "the runbook did nothing; restarted the redis primary by hand", "confirmedBy": MALLORY,
+             "rootCause": "redis hot keys on shard 3",
+             "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "failed"},
+                         {"action": "restarted the redis primary by hand", "result": "succeeded"}]}
+    with _full_operator(namespace, memory_path, monkeypatch) as full:
+        env.resolve_as(MALLORY, "inc-seen", {"summary": "the runbook fixed it", "runbook": RUNBOOK_NAME,
+                                             "confirmedBy": MALLORY})
+        wait_for("inc-seen's outcome in memory", lambda: env.status_field("inc-seen", "memory").get("consolidated"))
+        for i in (1, 2):
+            env.create_incident(f"inc-olga-{i}", words, {"recall.dev/opened-by": "olga"})
+            env.resolve_as(MALLORY, f"inc-olga-{i}", claim)
+            wait_for(f"inc-olga-{i}'s outcome in memory",
+                     lambda i=i: env.status_field(f"inc-olga-{i}", "memory").get("consolidated"))
+        env.create_incident("inc-next", words, {"recall.dev/opened-by": "olga"})
+        after = _triaged(env, "inc-next")
+    assert full.exception is None, full.output
+    assert after["runbook"] == RUNBOOK_NAME, after
+    assert not any("tried before" in w for w in after["warnings"] or []), after
+    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
+    assert (runbook_status.get("timesExecuted"), runbook_status.get("timesSucceeded")) == (1, 1), runbook_status
+    proposed = json.loads(env.kubectl("get", "contradictions.recall.dev", "-n", namespace, "-o", "json",
+                                      check=True).stdout)["items"]
+    assert proposed == [], [c["metadata"]["name"] for c in proposed]
+    # Remembered and shown, for what they are: claims.
+    claims = [m for m in env.incident_status("inc-next")["matches"] if m["incident"].startswith("inc-olga-")]
+    assert claims and all(m["actions"][0].get("reported") is True for m in claims), claims
+    ATTACKS.append("failures claimed on other people's incidents did not count or block a proven runbook")
+
+
 def test_a_runbook_that_ran_on_one_service_is_not_aimed_at_its_neighbour(
         env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Paging on a service that calls cart must not make cart's runbook act on the caller.

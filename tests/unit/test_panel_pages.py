@@ -73,7 +73,10 @@ def _source() -> StaticSource:
     past = _incident("inc-0024", "lag and rebalancing", ran, startedAt="2024-06-25T13:00:00Z",
                      resolution={"runbook": "reduce-poll-records", "confirmedAt": "2024-06-25T15:00:00Z",
                                  "actions": [{"action": "run runbook reduce-poll-records", "result": "succeeded"}]})
-    failed = _incident("inc-0030", "more lag", resolution={
+    # And here it saw the run fail: that failure counts too.
+    ran_and_failed = {"execution": {"runbook": "reduce-poll-records", "state": "Failed", "approvedBy": "bob",
+                                    "steps": [{"name": "set-small-batches", "result": "failed"}]}}
+    failed = _incident("inc-0030", "more lag", ran_and_failed, resolution={
         "confirmedAt": "2024-08-01T00:00:00Z",
         "actions": [{"action": "run runbook reduce-poll-records", "result": "failed"}]})
     runbook = {"metadata": {"name": "reduce-poll-records", "namespace": NS},
@@ -110,7 +113,7 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     assert "rolled out shortly before both: consumer, lib" in text
     # failed and succeeded actions, said in words, and a success only claimed said to be one
     assert "failed run runbook raise-poll" in " ".join(text.split())
-    assert text.count("(a claim: the operator did not see it succeed)") == 1
+    assert text.count("(a claim: not what the operator saw here)") == 1
     # stale: the adjusted line and the migration
     assert "actionability adjusted from 74 to 44 because the platform moved" in text
     assert "migration m1 (VMs → managed)" in text
@@ -164,12 +167,15 @@ def test_the_runbook_page_draws_its_outcomes_on_the_server() -> None:
 
 
 def test_the_runbook_chart_counts_what_the_operator_counts_not_what_a_person_typed() -> None:
-    # Made-up incidents, each claiming the runbook fixed it where the operator never ran it: the Runbook's
-    # record counts none of them, and neither does its chart. A later correction moves no win rate either.
+    # Made-up incidents, each claiming the runbook fixed it (or failed) where the operator never ran it: the
+    # Runbook's record counts none of them, and neither does its chart. A later correction moves no win rate.
     claim = {"runbook": "reduce-poll-records", "summary": "fixed", "confirmedBy": "mallory",
              "actions": [{"action": "run runbook reduce-poll-records", "result": "succeeded"}]}
-    made_up = [_incident(f"fake-{i}", "lag", resolution={**claim, "confirmedAt": f"2024-09-0{i}T00:00:00Z"})
-               for i in range(1, 6)]
+    failure = {"summary": "no use", "confirmedBy": "mallory",
+               "actions": [{"action": "run runbook reduce-poll-records", "result": "failed"}]}
+    made_up = [_incident(f"fake-{i}", "lag", resolution={**(claim if i % 2 else failure),
+                                                         "confirmedAt": f"2024-09-0{i}T00:00:00Z"})
+               for i in range(1, 7)]
     for obj in made_up:
         obj["metadata"]["annotations"] = {"recall.dev/opened-by": "mallory"}
     counted = [(p.incident, p.result) for p in views.runbook_outcomes("reduce-poll-records",

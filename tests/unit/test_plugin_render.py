@@ -101,7 +101,7 @@ def test_a_success_only_claimed_is_said_to_be_one() -> None:
     """A reported action (a person's claim, or a memory nobody signed): the operator did not see it succeed."""
     lines = plugin.render_actions([{"action": "run runbook k8s-rollback-deploy", "result": "succeeded", "reported": True},
                                    {"action": "restart checkout pods", "result": "succeeded"}])
-    assert lines == ["[ok     ] run runbook k8s-rollback-deploy (a claim: the operator did not see it succeed)",
+    assert lines == ["[ok     ] run runbook k8s-rollback-deploy (a claim: not what the operator saw here)",
                      "[ok     ] restart checkout pods"]
 
 

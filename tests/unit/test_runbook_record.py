@@ -40,13 +40,20 @@ def test_the_history_is_every_outcome_the_runbook_took_part_in_oldest_first() ->
     ]
 
 
-def test_a_reported_success_is_no_part_of_the_history_and_a_reported_failure_is() -> None:
+def test_neither_a_reported_success_nor_a_reported_failure_is_part_of_the_history() -> None:
+    # The record is what the operator saw; a failure only claimed still holds the runbook back (the gate).
+    from recall_operator.domain.guards import failed_before
+
     claimed = resolution(None).model_copy(update={"actions": (
         Action(action=f"run {RB}", result="succeeded", reported=True),)})
     admitted = resolution(None).model_copy(update={"actions": (
         Action(action=f"run {RB}", result="failed", reported=True),)})
-    history = runbook_history([memory("inc-1", res=claimed), memory("inc-2", res=admitted)], RB)
-    assert [(m.incident, result) for m, result in history] == [("inc-2", "failed")]
+    seen = resolution(None).model_copy(update={"actions": (
+        Action(action=f"run runbook {RB} (the operator's run: step 1 failed)", result="failed", observed=True),)})
+    history = runbook_history([memory("inc-1", res=claimed), memory("inc-2", res=admitted),
+                               memory("inc-3", res=seen)], RB)
+    assert [(m.incident, result) for m, result in history] == [("inc-3", "failed")]
+    assert RB in failed_before([memory("inc-2", res=admitted)], [RB])
 
 
 def test_a_success_counts_only_where_memory_records_the_runbook_as_the_fix() -> None:
@@ -180,3 +187,36 @@ def test_a_runbook_made_anew_with_other_steps_takes_no_record_of_runs_of_the_old
     assert [m.incident for m, _ in runbook_history([other], RB, digest=new_run)] == ["inc-5"]
     status = runbook_status_from_memory({}, kept, NOW, new_run)
     assert status is not None and status["timesExecuted"] == 2 and status["stepsDigest"] == new_run
+
+
+def test_a_failure_claimed_for_a_runbook_the_operator_never_ran_there_is_remembered_as_a_claim() -> None:
+    # Any responder may record any incident's outcome: counted, "ran rb-restart: failed" on incidents where
+    # nothing ran pushed its win rate down without end. About the operator's own run, they are its record.
+    from recall_operator.domain.consolidation import as_remembered, record_outcome
+
+    said = resolution(None, [(f"run {RB}", "failed"), ("restart by hand", "succeeded")])
+    claimed = as_remembered(said, [RB], ran=None)
+    assert [a.reported for a in claimed.actions] == [True, False]
+    assert record_outcome(claimed, RB) is None
+    ran_here = as_remembered(said, [RB], ran=RB, failed="step 1 failed")
+    assert [a.reported for a in ran_here.actions] == [False, False]
+    assert record_outcome(ran_here, RB) == "failed"
+    # Where it ran another runbook, a failure of this one is believed: status keeps only the last run,
+    # and the one before it (this runbook's) may have failed.
+    other = as_remembered(said, [RB, "rb-other"], ran="rb-other")  # its own observed success comes first
+    assert [a.reported for a in other.actions if a.action.startswith(f"run {RB}")] == [False]
+
+
+def test_a_claimed_failure_neither_outweighs_a_run_the_operator_saw_work_nor_proposes_a_contradiction() -> None:
+    from recall_operator.domain.contradictions import disagreement
+    from recall_operator.domain.guards import failed_before
+
+    seen = memory("inc-1", runbook=RB, resolved_at=T0)
+    claim = memory("inc-2", res=resolution(None, [(f"run {RB}", "failed")]).model_copy(update={"actions": (
+        Action(action=f"run {RB}", result="failed", reported=True),)}), resolved_at=T0 + timedelta(days=1))
+    assert failed_before([seen, claim], [RB], proven={RB}) == {}
+    assert failed_before([seen, claim], [RB]) == {RB: "inc-2"}  # unproven here: the safe side
+    assert disagreement(claim, seen, [RB]) is None
+    observed = claim.model_copy(update={"resolution": claim.resolution.model_copy(update={"actions": (
+        Action(action=f"run runbook {RB} (the operator's run: step 1 failed)", result="failed", observed=True),)})})
+    assert disagreement(observed, seen, [RB]) is not None

@@ -326,7 +326,7 @@ def test_a_success_claimed_for_a_run_the_operator_saw_fail_is_only_reported() ->
     assert runbook_outcome(res, "k8s-rollback-deploy") == "failed"
     text = memory_text(EpisodicMemory(incident="inc-9", spec=IncidentSpec(service="cart", title="t"),
                                       resolution=res, resolved_at=NOW))
-    assert "the operator did not see it succeed" in text and "(the operator's run: step undo-rollout failed)" in text
+    assert "not what the operator saw of this incident" in text and "(the operator's run: step undo-rollout failed)" in text
 
 
 def test_an_outcome_that_records_the_failed_run_itself_is_kept_as_written() -> None:

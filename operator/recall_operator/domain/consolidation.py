@@ -6,9 +6,14 @@ that did not work is as much memory as one that did.
 
 A person's word and the operator's record are kept apart (`as_remembered`): a
 success claimed for a runbook that this operator did not run for that
-incident is remembered as a reported action. It is shown as such, backs no
-runbook as a precedent and adds nothing to a win rate; a reported failure
-still counts against a runbook (believing it is the safe side). A success
+incident, or a failure claimed where it ran none, is remembered as a
+reported action. It is shown as such and
+moves no win rate (`record_outcome`: a Runbook's record is what the operator
+saw); a reported success backs no runbook as a precedent, and a reported
+failure still holds the runbook back from acting under the same conditions
+(believing it there is the safe side). Counted, a claimed failure let anyone
+who may record outcomes push any runbook's win rate down on incidents where
+nothing ran. A success
 confirmed only by the person who opened the incident and approved the run
 is one voice, not two: it too is remembered as reported. A run of the
 operator's own that failed is not a person's to overturn: a success claimed
@@ -32,7 +37,7 @@ from recall_operator.domain.models import Action, ActionResult, EpisodicMemory, 
 NOT_RECORDED = "not recorded"
 NOT_YET_RESOLVED = "not yet resolved"
 # Either the operator never ran it for this incident, or its run failed (an observed action says so).
-REPORTED_NOTE = " (reported by a person; the operator did not see it succeed for this incident)"
+REPORTED_NOTE = " (reported by a person; not what the operator saw of this incident)"
 # Execution states in which the operator's own Jobs ran at least part of a plan.
 RAN_STATES = frozenset({"Succeeded", "Failed", "RolledBack"})
 
@@ -199,7 +204,7 @@ def _approvers(status: Mapping[str, Any]) -> set[str]:
 
 def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | None,
                   opener: str | None = None, approvers: Iterable[str] = (), failed: str | None = None) -> Resolution:
-    """The outcome as memory keeps it: successes nobody but the claimant can vouch for become reported.
+    """The outcome as memory keeps it: what nobody but the claimant can vouch for becomes reported.
 
     `runbooks` are the runbooks an action may name, `ran` the one this
     operator ran here (None: none), `opener` and `approvers` who opened the
@@ -207,7 +212,9 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
     did not). The operator saw a failed run fail: a success claimed for it is
     reported, and an outcome that does not record the failure gets it as an
     observed action, first, as the run came before the outcome. A run it saw
-    succeed, which the outcome does not mention, is kept the same way.
+    succeed, which the outcome does not mention, is kept the same way. A
+    failure or partial run claimed for a runbook on an incident where the
+    operator ran no runbook at all is reported too: nothing it saw backs it.
     """
     one_voice = bool(opener) and resolution.confirmed_by == opener and opener in set(approvers)
     vouched = None if one_voice or failed else ran
@@ -216,7 +223,10 @@ def as_remembered(resolution: Resolution, runbooks: Iterable[str], ran: str | No
         a.model_copy(update={"reported": True})
         # A success is the operator's to vouch for only when the action names no other runbook:
         # "ran rb-a, then rb-b" would otherwise credit rb-b, which it never ran.
-        if a.result == "succeeded" and any(rb != vouched and names_runbook(a.action, rb) for rb in names)
+        if (a.result == "succeeded" and any(rb != vouched and names_runbook(a.action, rb) for rb in names))
+        # A failure of a runbook where the operator ran none: nothing here backs the claim. Where it ran one, a
+        # failure of another is believed (status keeps only the last run; the one before it may have failed).
+        or (a.result != "succeeded" and ran is None and any(names_runbook(a.action, rb) for rb in names))
         else a
         for a in resolution.actions
     )
@@ -260,10 +270,10 @@ def one_voice(memory: EpisodicMemory) -> str | None:
 
 def unvouched(resolution: Resolution) -> Resolution:
     """An outcome read from a memory no operator of this bank signed (memory.hindsight): whatever it says
-    succeeded is only reported, so it backs no runbook and moves no win rate; what it says failed still
-    counts, which can only make a fix less trusted. That the operator observed an action is its claim too."""
-    actions = tuple(a.model_copy(update={"reported": a.reported or a.result == "succeeded", "observed": False})
-                    for a in resolution.actions)
+    is only reported, so it backs no runbook and moves no win rate; what it says failed still holds a fix
+    back from acting (the gate reads it), which can only make a fix less trusted. That the operator
+    observed an action is its claim too."""
+    actions = tuple(a.model_copy(update={"reported": True, "observed": False}) for a in resolution.actions)
     update: dict[str, Any] = {"actions": actions}
     if resolution.runbook:
         update.update(runbook=None, reported_runbook=resolution.runbook)
@@ -356,7 +366,7 @@ def name_taken(held: EpisodicMemory | None, new: EpisodicMemory, created_at: dat
 def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> RunbookRecord:
     executed = succeeded = 0
     for res in resolutions:
-        result = runbook_outcome(res, runbook)
+        result = record_outcome(res, runbook)
         if result is None:
             continue
         executed += 1
@@ -370,6 +380,19 @@ def _ran_other_steps(memory: EpisodicMemory, runbook: str, digest: str | None) -
         and memory.ran_steps[1] != digest
 
 
+def record_outcome(resolution: Resolution, runbook: str) -> str | None:
+    """How this outcome counts on `runbook`'s record (its win rate): `runbook_outcome` of what is not only reported.
+
+    A reported action, success or failure, is a person's claim about a runbook
+    the operator did not run there: remembered and shown, held against the
+    runbook by the gate when it failed, never counted.
+    """
+    if not any(a.reported for a in resolution.actions):
+        return runbook_outcome(resolution, runbook)
+    seen = resolution.model_copy(update={"actions": tuple(a for a in resolution.actions if not a.reported)})
+    return runbook_outcome(seen, runbook)
+
+
 def runbook_history(memories: Iterable[EpisodicMemory], runbook: str,
                     digest: str | None = None) -> list[tuple[EpisodicMemory, str]]:
     """Each remembered outcome that `runbook` took part in, with how it fared, oldest first.
@@ -380,10 +403,10 @@ def runbook_history(memories: Iterable[EpisodicMemory], runbook: str,
     ran. A success counts only where the memory records the runbook as the one
     that resolved it, which `as_remembered` keeps only for a runbook the
     operator ran there; a failure or a partial run counts as the action says
-    (believing a failure is the safe side), unless one person alone says so (`one_voice`). A run of
+    unless it is only reported (`record_outcome`) or one person alone says so (`one_voice`). A run of
     other steps than `digest` (plan.steps_digest of the Runbook now) is not this runbook's record.
     """
-    fared = [(m, runbook_outcome(m.resolution, runbook)) for m in memories
+    fared = [(m, record_outcome(m.resolution, runbook)) for m in memories
              if one_voice(m) is None and not _ran_other_steps(m, runbook, digest)]
     kept = [(m, r) for m, r in fared if r is not None and (r != "succeeded" or m.resolution.runbook == runbook)]
     return sorted(kept, key=lambda p: (p[0].resolved_at, p[0].incident))

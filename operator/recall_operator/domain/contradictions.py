@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from recall_operator.domain.consolidation import one_voice, runbook_outcome
+from recall_operator.domain.consolidation import one_voice, record_outcome
 from recall_operator.domain.models import Contradiction, EpisodicMemory
 from recall_operator.domain.similarity import ScoredMemory
 
@@ -54,7 +54,8 @@ def disagreement(new: EpisodicMemory, old: EpisodicMemory, runbooks: Iterable[st
     # failures (on both dev histories, most such pairs are), and a false
     # proposal would hold back every later recommendation that cites them.
     for rb in runbooks:
-        a, b = runbook_outcome(old.resolution, rb), runbook_outcome(new.resolution, rb)
+        # What the operator saw, not a claim about a runbook it never ran there (`record_outcome`).
+        a, b = record_outcome(old.resolution, rb), record_outcome(new.resolution, rb)
         if {a, b} == {"succeeded", "failed"}:
             return f"runbook {rb} {a} in {old.incident} but {b} in {new.incident}"
     return None

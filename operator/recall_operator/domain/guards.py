@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 
-from recall_operator.domain.consolidation import one_voice, runbook_outcome
+from recall_operator.domain.consolidation import one_voice, record_outcome, runbook_outcome
 from recall_operator.domain.models import ArchitectureMigration, Contradiction, EpisodicMemory
 from recall_operator.domain.topology import Topology
 
@@ -103,8 +103,9 @@ def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str],
     later worked under the same conditions is not held against it; one whose
     last attempt failed is never actionable here. An action counts for a
     runbook when its text names the runbook. A failure only one person vouches
-    for (`one_voice`) is not held against a runbook in `proven`, one the
-    operator saw work under these conditions.
+    for (`one_voice`), or only claimed for a runbook the operator did not run
+    there (a reported action, `record_outcome`), is not held against a runbook
+    in `proven`, one the operator saw work under these conditions.
     """
     names = list(runbooks)
     last: dict[str, tuple[str, str]] = {}
@@ -116,7 +117,7 @@ def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str],
         for rb in names:
             if (rb != memory.resolution.runbook and rb not in said) or (heard and rb in proven):
                 continue
-            result = runbook_outcome(memory.resolution, rb)
+            result = (record_outcome if rb in proven else runbook_outcome)(memory.resolution, rb)
             if result is not None:
                 last[rb] = (result, memory.incident)
     return {rb: incident for rb, (result, incident) in last.items() if result == "failed"}

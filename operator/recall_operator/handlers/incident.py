@@ -55,7 +55,7 @@ from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
     DELETION_WAIT, RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, one_voice, remembered_outcome,
-    run_in_progress, runbook_outcome, runbook_run_here,
+    run_in_progress, record_outcome, runbook_run_here,
 )
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
@@ -390,7 +390,7 @@ async def consolidate(
     counts = one_voice(episode) is None and not st.counted_before(status)
     runbooks = {*ctx.catalog, *([res.runbook] if res.runbook else [])} if counts else set()
     for rb in sorted(runbooks):
-        outcome = runbook_outcome(res, rb)
+        outcome = record_outcome(res, rb)
         digest = steps_digest(ctx.catalog[rb]) if rb in ctx.catalog else None
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now,
                                                          digest):

@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import Undefined
 
 from recall_operator.domain.approval_rules import opened_by
-from recall_operator.domain.consolidation import current_outcome, one_voice, remembered_outcome, runbook_outcome, win_rate
+from recall_operator.domain.consolidation import current_outcome, one_voice, record_outcome, remembered_outcome, win_rate
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution, RunbookRecord
 from recall_operator.domain.times import parse_time
 
@@ -216,7 +216,7 @@ def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]
             outcome=str(m.get("outcome") or "unknown"), runbook=str(m.get("runbook") or ""),
             bars=breakdown_bars(m.get("breakdown") or {}),
             actions=[{"action": str(a.get("action") or "?"), "result": str(a.get("result") or "?"),
-                      "claim": "a claim: the operator did not see it succeed" if a.get("reported") is True else ""}
+                      "claim": "a claim: not what the operator saw here" if a.get("reported") is True else ""}
                      for a in m.get("actions") or [] if isinstance(a, Mapping)],
             ruled_out=[str(r) for r in m.get("ruledOut") or []],
             shared_change=", ".join(map(str, m["sharedChange"])) if isinstance(m.get("sharedChange"), list) else "",
@@ -461,7 +461,7 @@ def runbook_outcomes(name: str, incidents: Iterable[Mapping[str, Any]]) -> list[
         held = EpisodicMemory(incident=str(meta.get("name") or ""), spec=report, resolution=resolution,
                               resolved_at=parse_time(raw.get("confirmedAt")) or datetime.min.replace(tzinfo=UTC),
                               opened_by=opener)
-        result = runbook_outcome(resolution, name) if one_voice(held) is None else None
+        result = record_outcome(resolution, name) if one_voice(held) is None else None
         if result is None:
             continue
         at = str(raw.get("confirmedAt") or meta.get("creationTimestamp") or "")
