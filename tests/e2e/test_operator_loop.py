@@ -265,10 +265,22 @@ def test_a_runbook_written_after_memory_s_fix_worked_is_shown_for_the_next_one(
 
 
 def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_again(
-    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any, memory_path: Path
 ) -> None:
+    from recall_operator.memory.embedded import EmbeddedMemory
+
+    async def resolved_at() -> datetime:
+        store = EmbeddedMemory(memory_path)
+        try:
+            held = await store.get("disk-old", namespace)
+            assert held is not None
+            return held.resolved_at
+        finally:
+            await store.close()
+
     _watermarks_fixed(kubectl, namespace, "disk-old")
     first = until("disk-old in memory", lambda: get_status("disk-old").get("memory", {}).get("consolidated"))
+    when = asyncio.run(resolved_at())
     counted = until("disk-old counted", lambda: (s := get_json("runbook", "search-raise-watermarks").get("status")
                                                   or {}).get("timesExecuted") == 1 and s)
     # The record names the incidents it counted only in a window: 200 outcomes later, disk-old has left it.
@@ -283,6 +295,9 @@ def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_aga
           and c != first)
     after = get_json("runbook", "search-raise-watermarks").get("status") or {}
     assert (after["timesExecuted"], after["timesSucceeded"]) == (counted["timesExecuted"], counted["timesSucceeded"])
+    # Memory holds the correction, resolved when the incident was: dated anew, a fix from before a migration
+    # read as one from after it.
+    assert asyncio.run(resolved_at()) == when
 
 
 def test_a_runbook_whose_steps_changed_is_not_vouched_for_by_the_record_of_its_old_steps(

@@ -220,3 +220,12 @@ def test_a_claimed_failure_neither_outweighs_a_run_the_operator_saw_work_nor_pro
     observed = claim.model_copy(update={"resolution": claim.resolution.model_copy(update={"actions": (
         Action(action=f"run runbook {RB} (the operator's run: step 1 failed)", result="failed", observed=True),)})})
     assert disagreement(observed, seen, [RB]) is not None
+
+
+def test_a_correction_keeps_when_the_incident_was_resolved() -> None:
+    from recall_operator.domain.consolidation import as_first_resolved
+
+    first = memory("inc-1", runbook=RB, resolved_at=T0)
+    correction = memory("inc-1", runbook=RB, resolved_at=T0 + timedelta(days=40))
+    assert as_first_resolved(first, correction).resolved_at == T0
+    assert as_first_resolved(None, correction).resolved_at == T0 + timedelta(days=40)

@@ -363,6 +363,20 @@ def name_taken(held: EpisodicMemory | None, new: EpisodicMemory, created_at: dat
             f"it: record it on an Incident of another name")
 
 
+def as_first_resolved(held: EpisodicMemory | None, new: EpisodicMemory) -> EpisodicMemory:
+    """`new`, resolved when memory's outcome of this same incident (`held`) was: a correction restates an outcome.
+
+    Dated by the correction, a fix from before a migration read as one from
+    after it (`guards.memory_staleness`), and one person's restatement made a
+    stale fix actionable again; it also moved a failure before a success it
+    followed (`guards.failed_before`: the last attempt decides). `held` of
+    another object of the name is never passed here (`name_taken`).
+    """
+    if held is None or held.resolved_at >= new.resolved_at:
+        return new
+    return new.model_copy(update={"resolved_at": held.resolved_at})
+
+
 def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> RunbookRecord:
     executed = succeeded = 0
     for res in resolutions:

@@ -54,7 +54,8 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
-    DELETION_WAIT, RUN_WAIT, current_outcome, empty_outcome, name_taken, names_runbook, one_voice, remembered_outcome,
+    DELETION_WAIT, RUN_WAIT, as_first_resolved, current_outcome, empty_outcome, name_taken, names_runbook, one_voice,
+    remembered_outcome,
     run_in_progress, record_outcome, runbook_run_here,
 )
 from recall_operator.domain.execution import seal
@@ -366,10 +367,12 @@ async def consolidate(
     try:
         if memory is None:
             raise MemoryUnavailable("no memory backend was opened")
-        taken = name_taken(await memory.get(name, namespace), episode, created_at)
+        held = await memory.get(name, namespace)
+        taken = name_taken(held, episode, created_at)
         if taken is not None:
             kopf_logger.warning(f"{namespace}/{name}: outcome not written into memory: {taken}")
             return st.refused_status(status, key, generation, now, taken)
+        episode = as_first_resolved(held, episode)
         await memory.remember(episode)
     except MemoryRefused as exc:
         # Sent again it would be refused again: said on the Incident, and a correction is tried afresh.
