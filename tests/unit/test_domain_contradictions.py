@@ -85,3 +85,16 @@ def test_an_outcome_one_person_alone_vouches_for_proposes_no_contradiction() -> 
     assert [c["claim"] for c in bridged.spec()["claims"]] == [
         "runbook raise-interval resolved it (confirmed by oncall)",
         "it was resolved by hand; tried and failed: run runbook raise-interval (confirmed by mallory)"]
+
+
+def test_a_proposal_for_long_incident_names_is_still_an_object_name() -> None:
+    # Cut at 253, `recall-<old>-vs-<name of 240>` ended in "-", which the API server refuses: nothing proposed.
+    import re
+
+    from recall_operator.domain.contradictions import proposal_name
+
+    long = "a" * 234 + "-bbbbb"
+    name = proposal_name("inc-old", long)
+    assert len(name) <= 253 and re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", name), name
+    assert name != proposal_name("inc-old", "a" * 234 + "-ccccc")
+    assert proposal_name("inc-a", "inc-b") == "recall-inc-a-vs-inc-b"

@@ -8,6 +8,7 @@ Contradiction with both claims, and a person reconciles it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+import hashlib
 from dataclasses import dataclass
 
 from recall_operator.domain.consolidation import one_voice, record_outcome
@@ -47,6 +48,10 @@ def claim(memory: EpisodicMemory) -> str:
     return f"{fix}{tried}{who}"[:1000]
 
 
+# A Kubernetes object's name: a DNS subdomain of at most 253 characters.
+MAX_NAME = 253
+
+
 def disagreement(new: EpisodicMemory, old: EpisodicMemory, runbooks: Iterable[str]) -> str | None:
     """Why two outcomes of one failure pattern disagree, or None when they agree."""
     # Only the same fix working in one and failing in the other is proposed:
@@ -59,6 +64,20 @@ def disagreement(new: EpisodicMemory, old: EpisodicMemory, runbooks: Iterable[st
         if {a, b} == {"succeeded", "failed"}:
             return f"runbook {rb} {a} in {old.incident} but {b} in {new.incident}"
     return None
+
+
+def proposal_name(old: str, new: str) -> str:
+    """`recall-<old>-vs-<new>`, or, too long for an object name, its start and a digest of both names.
+
+    Cut at 253 characters, a long incident name left a name ending in `-` or
+    `.`, which the API server refuses: the Contradiction was never proposed,
+    and the disagreement held nothing back.
+    """
+    name = f"recall-{old}-vs-{new}"
+    if len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha256(f"{old}/{new}".encode()).hexdigest()[:16]
+    return name[: MAX_NAME - len(digest) - 1].rstrip("-.") + "-" + digest
 
 
 def propose(
@@ -89,7 +108,7 @@ def propose(
         if why is None:
             continue
         return Proposal(
-            name=f"recall-{old.incident}-vs-{new.incident}"[:253],
+            name=proposal_name(old.incident, new.incident),
             topic=f"{new.spec.service}: {new.spec.title}"[:256],
             memories=(old.incident, new.incident),
             claims=((old.incident, claim(old)), (new.incident, claim(new))),
