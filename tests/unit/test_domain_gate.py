@@ -285,6 +285,24 @@ def test_a_failure_fixed_by_hand_is_answered_with_the_runbook_written_for_that_f
     assert len(described) == 1 and rec.reasons[-1] == described[0], rec.reasons
 
 
+def test_a_runbook_that_failed_in_a_precedent_is_never_taken_for_the_fix_made_there_by_hand() -> None:
+    # "ran the slot runbook: failed; dropped the slot by hand": the words of the manual fix are the runbook's
+    # own, but the runbook is what did not work there. Taken for the fix, the failure became its witness.
+    tried = memory(
+        "inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+        res=None, actions=[("run runbook orders-db-drop-abandoned-slot", "failed"),
+                           ("dropped the inactive replication slot cdc_orders by hand with pg_drop_replication_slot",
+                            "succeeded")],
+    )
+    # It worked later (so it is not held back): inc-1 must still not count as its second precedent.
+    worked = memory("inc-2", service="orders-db", resolved_at=T0 + timedelta(days=3), **WAL_TEXT,
+                    runbook="orders-db-drop-abandoned-slot")
+    rec = assess(incident(service="orders-db", **WAL_TEXT), [tried, worked],
+                 context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK])).recommendation
+    assert not any("describes the manual fix of inc-1" in r for r in rec.reasons), rec.reasons
+    assert not any(r.startswith("2 of 2 independent precedents") for r in rec.reasons), rec.reasons
+
+
 def test_a_manual_fix_no_runbook_describes_leaves_no_runbook() -> None:
     by_hand = memory("inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
                      actions=[("asked the storage team to extend the volume", "succeeded")])

@@ -364,7 +364,11 @@ def gather(
         if memory.resolution.runbook is not None:
             return memory.resolution.runbook
         if memory.incident not in looked_up:  # asked once per precedent, the misses too
-            found = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable, words=catalog_words)
+            # A runbook that failed (or ran in part) in this very precedent is not what fixed it by hand: taken
+            # for its fix, the incident where it failed was counted as its witness.
+            tried = {rb for rb in ctx.catalog if runbook_outcome(memory.resolution, rb) in ("failed", "partial")}
+            found = runbook_for_fix(spec, [memory], ctx.catalog, ctx.topology, excluded=unusable | tried,
+                                    words=catalog_words)
             looked_up[memory.incident] = found
             if found is not None:
                 described[memory.incident] = found
