@@ -74,6 +74,9 @@ Count = Annotated[int, _Count()]
 _PROCESS_KEY = secrets.token_bytes(32)
 # The shortest key the Hindsight bank's memories are signed with (RECALL_HINDSIGHT_KEY).
 MIN_HINDSIGHT_KEY = 16
+# The shortest approval expiry (a second): below it every Approval is expired by the time it is judged.
+MIN_EXPIRY_MINUTES = 1 / 60
+_SECRETS = ("hindsight_key", "status_key")
 
 
 def _bar(default: int, high: int, why: str) -> Any:
@@ -100,7 +103,8 @@ class OperatorSettings(BaseModel):
     hindsight_url: str = Field("http://127.0.0.1:8888", description="the Hindsight server")
     hindsight_bank: str = Field("recall-operator", description="the Hindsight memory bank")
     hindsight_index: bool = Field(True, description="recall from a local index of the bank, kept in step by polling")
-    hindsight_poll_s: float = Field(2.0, gt=0, le=3600, description="seconds between polls of the Hindsight bank")
+    # At least a tenth of a second: 1e-6 made an operator poll the shared server hundreds of times a second.
+    hindsight_poll_s: float = Field(2.0, ge=0.1, le=3600, description="seconds between polls of the Hindsight bank")
     hindsight_scope: Literal["namespace", "bank"] = Field(
         "namespace", description="what an incident recalls: memories of its namespace's name, or all on the bank")
     cluster: str = Field("", description="this cluster's name on a shared Hindsight bank, a DNS label "
@@ -154,6 +158,12 @@ class OperatorSettings(BaseModel):
             where = flag_name(name) if given is not None else env_name(name)
             raw = given if given is not None else env.get(where)
             source[name] = where
+            if given is not None and str(given).strip() == "":
+                # `--approvers-critical "$X"` with X unset: a variable of the same setting lost to the default.
+                raise ConfigError(f"{where} is given empty: give it a value, or leave the flag out")
+            if raw is not None and raw != "" and not str(raw).strip() and name in _SECRETS:
+                # Spaces where a key was meant (a Secret written with `echo " "`): nothing would be signed.
+                raise ConfigError(f"{where} holds only spaces; give a key, or leave it unset")
             if raw is None or str(raw).strip() == "":
                 continue
             values[name] = _parse(where, str(raw), info)
@@ -177,10 +187,33 @@ class OperatorSettings(BaseModel):
                     f"{_show(riskier_name, more)} is fewer than {_show(safer_name, fewer)}: "
                     f"a {riskier} plan would be easier to run than a {safer} one"
                 )
+        if self.actionable_bar < self.novel_bar:
+            # A precedent recognised under the novel bar is shown, never acted on, because it cannot reach
+            # an actionable bar at or above the novel one (domain.recommend.Settings).
+            raise ConfigError(f"{_show(source['actionable_bar'], self.actionable_bar)} is under "
+                              f"{_show(source['novel_bar'], self.novel_bar)}: a precedent too weak to count "
+                              "could run its fix")
         url = urlsplit(self.hindsight_url)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ConfigError(f"{_show(source['hindsight_url'], self.hindsight_url, quote=True)} is not an "
                               "http(s) URL with a host")
+        if url.username is not None or url.password is not None:
+            # It would be printed in the start-up log and in every memory error written to an Incident.
+            raise ConfigError(f"{source['hindsight_url']} holds credentials; give the server's key in "
+                              f"{env_name('hindsight_api_key')} instead")
+        try:
+            _ = url.port  # urlsplit only complains when it is read
+        except ValueError:
+            raise ConfigError(f"{_show(source['hindsight_url'], self.hindsight_url, quote=True)} has no valid "
+                              "port (1 to 65535)") from None
+        if 0 < self.approval_expiry_minutes < MIN_EXPIRY_MINUTES:
+            raise ConfigError(f"{_show(source['approval_expiry_minutes'], self.approval_expiry_minutes)} "
+                              f"is under a second: every Approval would be expired when "
+                              "judged (0: never expires)")
+        if self.status_key and len(self.status_key.strip()) < MIN_HINDSIGHT_KEY:
+            raise ConfigError(f"{source['status_key']} is shorter than {MIN_HINDSIGHT_KEY} characters: a "
+                              "seal anyone can guess seals nothing; make one with "
+                              "`head -c 32 /dev/urandom | base64`")
         if self.cluster and not _DNS_LABEL.match(self.cluster):
             raise ConfigError(f"{_show(source['cluster'], self.cluster, quote=True)} is not a cluster name: "
                               "lowercase letters, digits and '-', at most 63")
@@ -289,6 +322,9 @@ def _bounds(info: FieldInfo) -> tuple[float, float, bool]:
     return low, high, open_low
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+
 def _parse(where: str, raw: str, info: FieldInfo) -> Any:
     """One value, from the text a variable or flag holds, by the field's type and bounds."""
     kind = info.annotation
@@ -306,6 +342,8 @@ def _parse(where: str, raw: str, info: FieldInfo) -> Any:
             raise ConfigError(f"{_show(where, raw, quote=True)} is not one of {', '.join(choices)}")
         return text
     if kind in (int, float):
+        if not _PLAIN_NUMBER.fullmatch(text):  # float() also reads "５５", "5_5" and "5e1"
+            raise ConfigError(f"{_show(where, raw, quote=True)} is not a number (digits, a sign and a point)")
         try:
             value = float(text)
         except ValueError:

@@ -21,12 +21,13 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from recall_operator.config import OperatorSettings
 from recall_operator.domain.models import EpisodicMemory, Incident, IncidentSpec, Resolution
 from recall_operator.domain.recommend import assess
 from recall_operator.memory import open_backend
@@ -337,7 +338,8 @@ async def measure_hindsight(
     """
     rng = random.Random(seed)
     start = datetime(2020, 1, 1, tzinfo=timezone.utc)
-    settings = MemorySettings(backend="hindsight", hindsight_url=url, hindsight_bank=f"bench-{int(time.time())}")
+    settings = replace(OperatorSettings.from_env(os.environ).memory(), backend="hindsight", hindsight_url=url,
+                       hindsight_bank=f"bench-{int(time.time())}")
     poll = settings.hindsight_poll_s
     indexed_out: dict[str, dict[str, float]] = {k: {} for k in SCALE_FIGURES}
     direct_out: dict[str, dict[str, float]] = {k: {} for k in SCALE_FIGURES}

@@ -304,6 +304,13 @@ def test_schema_refuses_wrong_values(helm: str, args: list[str], message: str) -
         (["--set", "memory.path=/tmp/memory.sqlite3"], "must be an absolute path in a folder of its own"),
         # Steps as the operator's own account would run with the operator's rights (and half-install the release).
         (["--set", "executor.serviceAccountName=recall-operator"], "is the operator's own account"),
+        # An actionable bar at or under the novel bar would act on a precedent recognised under it.
+        (["--set", "policy.actionableBar=30"], "policy.actionableBar=30 is under policy.novelBar=55"),
+        # extraEnv would win over what the chart sets (the later entry does), and around its checks.
+        (["--set-json", 'extraEnv=[{"name":"RECALL_FOUR_EYES","value":"false"}]'], "extraEnv sets RECALL_FOUR_EYES"),
+        (["--set-json", 'extraEnv=[{"name":"RECALL_EXECUTOR_SERVICE_ACCOUNT","value":"recall-operator"}]'],
+         "extraEnv sets RECALL_EXECUTOR_SERVICE_ACCOUNT"),
+        (["--set-json", 'extraEnv=[{"name":"RECALL_MEMORY_PATH","value":"/x"}]'], "extraEnv sets RECALL_MEMORY_PATH"),
     ],
 )
 def test_template_refuses_inconsistent_values(helm: str, args: list[str], message: str) -> None:

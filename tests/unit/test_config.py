@@ -85,7 +85,8 @@ def test_the_values_the_chart_renders_are_read() -> None:
         ({"RECALL_FOUR_EYES": "maybe"}, "RECALL_FOUR_EYES='maybe' is not true or false"),
         ({"RECALL_APPROVAL_EXPIRY_MINUTES": "an hour"}, "RECALL_APPROVAL_EXPIRY_MINUTES='an hour' is not a number"),
         ({"RECALL_APPROVAL_EXPIRY_MINUTES": "-5"}, "RECALL_APPROVAL_EXPIRY_MINUTES=-5 is outside"),
-        ({"RECALL_APPROVAL_EXPIRY_MINUTES": "inf"}, "RECALL_APPROVAL_EXPIRY_MINUTES=inf is outside"),
+        ({"RECALL_APPROVAL_EXPIRY_MINUTES": "inf"}, "RECALL_APPROVAL_EXPIRY_MINUTES='inf' is not a number"),
+        ({"RECALL_APPROVAL_EXPIRY_MINUTES": "0.0001"}, "is under a second"),
         ({"RECALL_APPROVERS_CRITICAL": "0"}, "RECALL_APPROVERS_CRITICAL=0 is outside 1..5"),
         ({"RECALL_APPROVERS_HIGH": "1.5"}, "RECALL_APPROVERS_HIGH=1.5 is not a whole number"),
         ({"RECALL_APPROVERS_HIGH": "two"}, "RECALL_APPROVERS_HIGH='two' is not a number"),
@@ -127,7 +128,7 @@ def test_every_setting_has_a_variable_and_a_flag_named_after_it() -> None:
 
 def test_the_chart_sets_only_variables_the_settings_know() -> None:
     # The chart's env names are the contract: each must be a setting's variable.
-    chart = Path(__file__).resolve().parents[2] / "helm/recall-operator/templates/deployment.yaml"
+    chart = Path(__file__).resolve().parents[2] / "helm/recall-operator/templates/_helpers.tpl"  # recall.env
     named = set(re.findall(r"name: (RECALL_[A-Z_]+)", chart.read_text()))
     known = {env_name(n) for n in OperatorSettings.model_fields}
     # RECALL_APPROVERS_{{ upper $risk }} and RECALL_WEIGHT_{{ upper $term }} are rendered per risk and term.
@@ -140,7 +141,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
         "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": "http://memory:8888",
         "RECALL_HINDSIGHT_INDEX": "off", "RECALL_HINDSIGHT_POLL_S": "0.5", "RECALL_NOVEL_BAR": "40",
         "RECALL_FOUR_EYES": "false", "RECALL_AUTO_DRY_RUN": "no", "RECALL_ALLOW_SIMULATED_FAILURE": "1",
-        "RECALL_STATUS_KEY": "k", "RECALL_HINDSIGHT_KEY": "bank-key-of-32-characters-long!", "RECALL_HINDSIGHT_API_KEY": "api-secret",
+        "RECALL_STATUS_KEY": "status-key-of-24-characters", "RECALL_HINDSIGHT_KEY": "bank-key-of-32-characters-long!", "RECALL_HINDSIGHT_API_KEY": "api-secret",
     })
     m = s.memory()
     assert (m.backend, m.hindsight_url, m.hindsight_index, m.hindsight_poll_s) == ("hindsight", "http://memory:8888",
@@ -148,7 +149,7 @@ def test_every_part_of_the_operator_takes_its_settings_from_the_one_object() -> 
     assert s.gate().novel_bar == 40 and s.approval().four_eyes is False
     e = s.execution()
     assert (e.auto_dry_run, e.allow_simulated_failure) == (False, True)
-    assert s.seal_key() == b"k"
+    assert s.seal_key() == b"status-key-of-24-characters"
     assert "status_key" not in repr(s)  # a secret stays out of logs
     assert m.hindsight_keys() == (b"bank-key-of-32-characters-long!",) and "bank-key" not in repr(s) + repr(m)
     assert m.hindsight_api_key == "api-secret" and "api-secret" not in repr(s) + repr(m)
@@ -182,7 +183,8 @@ def test_a_flag_wins_over_its_variable() -> None:
         ({"RECALL_MEMORY_BACKEND": "postgres"}, {}, "RECALL_MEMORY_BACKEND='postgres' is not one of embedded, hindsight"),
         ({}, {"memory_backend": "postgres"}, "--memory-backend 'postgres' is not one of embedded, hindsight"),
         ({"RECALL_HINDSIGHT_INDEX": "sometimes"}, {}, "RECALL_HINDSIGHT_INDEX='sometimes' is not true or false"),
-        ({"RECALL_HINDSIGHT_POLL_S": "0"}, {}, "RECALL_HINDSIGHT_POLL_S=0 is not more than 0"),
+        ({"RECALL_HINDSIGHT_POLL_S": "0"}, {}, "RECALL_HINDSIGHT_POLL_S=0 is outside 0.1..3600"),
+        ({"RECALL_HINDSIGHT_POLL_S": "0.000001"}, {}, "RECALL_HINDSIGHT_POLL_S=0.000001 is outside 0.1..3600"),
         ({}, {"novel_bar": "high"}, "--novel-bar 'high' is not a number"),
         ({}, {"approvers_bridge": "1.5"}, "--approvers-bridge 1.5 is not a whole number of approvers"),
         # The wrong value is named where it came from, whichever side of the pair it is.
@@ -216,3 +218,24 @@ def test_a_refused_bank_key_is_not_shown() -> None:
     with pytest.raises(ConfigError) as refused:
         OperatorSettings.from_env({"RECALL_HINDSIGHT_KEY": "hunter2"})
     assert "hunter2" not in str(refused.value) and "RECALL_HINDSIGHT_KEY" in str(refused.value)
+
+
+@pytest.mark.parametrize(("env", "flags", "message"), [
+    ({"RECALL_NOVEL_BAR": "55", "RECALL_ACTIONABLE_BAR": "30"}, {}, "is under RECALL_NOVEL_BAR=55"),
+    ({"RECALL_APPROVERS_CRITICAL": "4", "RECALL_APPROVERS_HIGH": "3"}, {"approvers_critical": ""}, "is given empty"),
+    ({"RECALL_NOVEL_BAR": "５５"}, {}, "is not a number"),
+    ({"RECALL_NOVEL_BAR": "5_5"}, {}, "is not a number"),
+    ({"RECALL_HINDSIGHT_URL": "http://u:secretpw@hindsight:8888"}, {}, "holds credentials"),
+    ({"RECALL_HINDSIGHT_URL": "http://127.0.0.1:99999"}, {}, "has no valid port"),
+    ({"RECALL_STATUS_KEY": "a"}, {}, "RECALL_STATUS_KEY is shorter than 16"),
+    ({"RECALL_HINDSIGHT_KEY": "   "}, {}, "holds only spaces"),
+], ids=["actionable-under-novel", "empty-flag", "fullwidth-digits", "underscore", "url-credentials", "url-port",
+        "short-status-key", "blank-hindsight-key"])
+def test_a_setting_that_would_quietly_weaken_the_operator_is_refused_at_start(
+    env: dict[str, str], flags: dict[str, str], message: str
+) -> None:
+    # Each was taken: a recognised precedent under the novel bar became actionable; an empty flag replaced its
+    # variable with the default (two approvers where four were set); a password went into every memory error.
+    with pytest.raises(ConfigError, match=re.escape(message)) as refused:
+        OperatorSettings.from_env(env, flags)
+    assert "secretpw" not in str(refused.value)

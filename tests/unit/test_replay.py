@@ -247,6 +247,7 @@ def test_a_missing_file_exits_2(tmp_path: Path, capsys) -> None:
 def test_replay_scores_with_the_settings_the_operator_would_read(capsys, monkeypatch) -> None:
     # An engineer tries a bar on history before putting it in the Deployment.
     monkeypatch.setenv("RECALL_NOVEL_BAR", "100")
+    monkeypatch.setenv("RECALL_ACTIONABLE_BAR", "100")  # never under the novel bar
     monkeypatch.setenv("RECALL_RECOGNITION_FLOOR", "100")  # nothing below the bar is recognised either
     rows = replay(capsys, DEV, "--memory", "on", "--per-incident")["rows"]
     assert all(r["mode"] == "novel" for r in rows if r["similarity"] < 100)

@@ -157,6 +157,82 @@ Orders the chart refuses at template time rather than letting the operator
 crash-loop on them: more approvers for a safer step than for a riskier one,
 weights that do not add up to 1, several replicas on the one-writer store.
 */}}
+{{- /* The operator container's environment (but extraEnv): a named template so that recall.validate can
+refuse an extraEnv entry naming one of these, which would silently override the chart's own value. */ -}}
+{{- define "recall.env" -}}
+{{- $v := .Values -}}
+{{- $w := $v.scoring.weights -}}
+- name: POD_ID
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: RECALL_MEMORY_BACKEND
+  value: {{ $v.memory.backend | quote }}
+{{- if eq $v.memory.backend "embedded" }}
+- name: RECALL_MEMORY_PATH
+  value: {{ $v.memory.path | quote }}
+{{- end }}
+{{- with $v.memory.hindsight.bank }}
+- name: RECALL_HINDSIGHT_BANK
+  value: {{ . | quote }}
+{{- end }}
+{{- if eq $v.memory.backend "hindsight" }}
+- name: RECALL_HINDSIGHT_SCOPE
+  value: {{ $v.memory.hindsight.scope | default "namespace" | quote }}
+{{- with $v.memory.hindsight.cluster }}
+- name: RECALL_CLUSTER
+  value: {{ . | quote }}
+{{- end }}
+{{- end }}
+- name: RECALL_NOVEL_BAR
+  value: {{ $v.policy.novelBar | quote }}
+- name: RECALL_ACTIONABLE_BAR
+  value: {{ $v.policy.actionableBar | quote }}
+- name: RECALL_AUTO_DRY_RUN
+  value: {{ $v.policy.autoDryRun | quote }}
+- name: RECALL_FOUR_EYES
+  value: {{ $v.policy.fourEyes | quote }}
+- name: RECALL_APPROVAL_EXPIRY_MINUTES
+  value: {{ $v.policy.approvalExpiryMinutes | quote }}
+{{- range $risk := list "low" "medium" "high" "critical" }}
+- name: RECALL_APPROVERS_{{ upper $risk }}
+  value: {{ index $v.policy.approvers $risk | toString | quote }}
+{{- end }}
+- name: RECALL_APPROVERS_BRIDGE
+  value: {{ $v.policy.approvers.bridge | toString | quote }}
+{{- range $term := list "lexical" "service" "symptoms" "signals" "runbook" "dna" }}
+- name: RECALL_WEIGHT_{{ upper $term }}
+  value: {{ index $w $term | toString | quote }}
+{{- end }}
+- name: RECALL_EXECUTOR_SERVICE_ACCOUNT
+  value: {{ $v.executor.serviceAccountName | quote }}
+# Without the default Secret, a key of the process (see values.yaml).
+- name: RECALL_STATUS_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "recall.statusKeySecretName" . }}
+      key: {{ $v.statusKey.secretKey }}
+      # A Secret named here is required: misspelt, each replica would seal with a key of its own.
+      optional: {{ not $v.statusKey.secretName }}
+{{- if eq $v.memory.backend "hindsight" }}
+# Without the default Secret, memories are neither signed nor checked (the log says so).
+- name: RECALL_HINDSIGHT_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "recall.hindsightSecretName" . }}
+      key: {{ $v.memory.hindsight.credentials.signingKey }}
+      # A Secret named here is required: misspelt, memories would silently go unsigned.
+      optional: {{ not $v.memory.hindsight.credentials.secretName }}
+# Optional: for a server that asks for an API key.
+- name: RECALL_HINDSIGHT_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "recall.hindsightSecretName" . }}
+      key: {{ $v.memory.hindsight.credentials.apiKey }}
+      optional: true
+{{- end }}
+{{- end -}}
+
 {{- define "recall.validate" -}}
 {{- $v := .Values -}}
 {{- if and (gt (int $v.replicas) 1) (eq $v.memory.backend "embedded") }}
@@ -172,6 +248,9 @@ weights that do not add up to 1, several replicas on the one-writer store.
 {{- end }}
 {{- $prev = $n }}
 {{- $prevName = $risk }}
+{{- end }}
+{{- if lt (int $v.policy.actionableBar) (int $v.policy.novelBar) }}
+{{- fail (printf "policy.actionableBar=%v is under policy.novelBar=%v: a precedent too weak to count could run its fix" $v.policy.actionableBar $v.policy.novelBar) }}
 {{- end }}
 {{- $w := $v.scoring.weights }}
 {{- range $term := list "lexical" "service" "symptoms" "signals" "runbook" "dna" }}
@@ -194,6 +273,20 @@ weights that do not add up to 1, several replicas on the one-writer store.
 {{- fail (printf "%s=%s is the port of %s too: each server of the pod needs a port of its own" (index $what 0) $port (get $ports $port)) }}
 {{- end }}
 {{- $_ := set $ports $port (index $what 0) }}
+{{- end }}
+{{- end }}
+{{- /* extraEnv naming a variable the chart sets would win over it (the later entry does) and get around the
+checks above (four-eyes, the executor's account); one the chart gives as a flag would be ignored. */ -}}
+{{- $chartEnv := dict }}
+{{- range $e := (include "recall.env" . | fromYamlArray) }}
+{{- $_ := set $chartEnv $e.name true }}
+{{- end }}
+{{- range $flagged := list "RECALL_MEMORY_BACKEND" "RECALL_MEMORY_PATH" "RECALL_HINDSIGHT_URL" }}
+{{- $_ := set $chartEnv $flagged true }}
+{{- end }}
+{{- range $e := $v.extraEnv }}
+{{- if hasKey $chartEnv $e.name }}
+{{- fail (printf "extraEnv sets %s, which the chart sets from its values: set that value instead" $e.name) }}
 {{- end }}
 {{- end }}
 {{- if eq $v.executor.serviceAccountName $v.serviceAccount.name }}

@@ -6,7 +6,6 @@ the domain scores them, so that the same scoring holds on every backend.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -149,34 +148,17 @@ class MemoryBackend(Protocol):
     async def close(self) -> None: ...
 
 
-def _env_index() -> bool:
-    value = os.environ.get("RECALL_HINDSIGHT_INDEX", "on").lower()
-    if value not in ("on", "off"):
-        raise ValueError(f"RECALL_HINDSIGHT_INDEX must be 'on' or 'off', not {value!r}")
-    return value == "on"
-
-
-def _env_poll() -> float:
-    value = os.environ.get("RECALL_HINDSIGHT_POLL_S", "2")
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not seconds > 0:
-        raise ValueError(f"RECALL_HINDSIGHT_POLL_S must be a positive number of seconds, not {value!r}")
-    return seconds
-
-
 @dataclass
 class MemorySettings:
     backend: str = "embedded"  # or "hindsight"
     path: str = "recall-memory.sqlite3"  # embedded store file
     hindsight_url: str = "http://127.0.0.1:8888"
     hindsight_bank: str = "recall-operator"
-    # Hindsight: recall from a local index kept in step by polling (RECALL_HINDSIGHT_INDEX=on|off),
-    # every RECALL_HINDSIGHT_POLL_S seconds.
-    hindsight_index: bool = field(default_factory=_env_index)
-    hindsight_poll_s: float = field(default_factory=_env_poll)
+    # Hindsight: recall from a local index kept in step by polling, every hindsight_poll_s seconds. Read from
+    # the environment only through config.OperatorSettings (RECALL_HINDSIGHT_INDEX, RECALL_HINDSIGHT_POLL_S):
+    # parsed here too, they took other words than the operator did.
+    hindsight_index: bool = True
+    hindsight_poll_s: float = 2.0
     # Hindsight: what an incident recalls, memories of its namespace's name or every one on the bank.
     hindsight_scope: str = "namespace"
     # Hindsight: this operator's cluster identity, in the id of every memory it writes ("": none).
