@@ -47,6 +47,10 @@ class PluginError(Exception):
 # -- pure rendering --------------------------------------------------------------
 
 
+_SPACES = re.compile(r"[^\S\n\r\t]{2,}")
+_OBJECT_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+
+
 def shown(value: Any) -> Any:
     """`value`, read from the API, with every string safe to print on a terminal.
 
@@ -56,7 +60,9 @@ def shown(value: Any) -> Any:
     other control or format character as its escape, so each field stays on its line.
     """
     if isinstance(value, str):
-        return "".join(_escaped(c) if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in value)
+        # Runs of spaces too: a title padded to the terminal's width wrapped into a line of its own.
+        text = _SPACES.sub(" ", value)
+        return "".join(_escaped(c) if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in text)
     if isinstance(value, Mapping):
         return {k: shown(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -420,6 +426,8 @@ class Cluster:
                  as_user: str | None = None) -> None:
         from kubernetes import client, config
 
+        from recall_operator.kube.client import bound_requests
+
         try:
             self.api = config.new_client_from_config(config_file=kubeconfig, context=context)
             if as_user:
@@ -432,6 +440,8 @@ class Cluster:
                 active = next((c for c in contexts if c["name"] == context), active)
         except (config.ConfigException, OSError) as exc:
             raise PluginError(f"cannot read the kubeconfig ({exc}); set KUBECONFIG or pass --kubeconfig") from exc
+        # A server that accepts and never answers ends the command with an error, not a hang.
+        bound_requests(self.api)
         self.namespace = namespace or (active or {}).get("context", {}).get("namespace") or "default"
         self.objects = client.CustomObjectsApi(self.api)
         self.client = client
@@ -440,22 +450,29 @@ class Cluster:
         self.api.close()
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        import urllib3
         from kubernetes.client.exceptions import ApiException
 
         try:
             return fn(*args, **kwargs)
         except ApiException as exc:
+            if exc.status == 403 and "AdmissionPolicy" in _api_message(exc):
+                # Not a missing role: a policy read the request and refused what it says.
+                raise PluginError(f"refused by an admission policy: {_api_message(exc)}") from exc
             if exc.status == 403:
                 raise PluginError(f"not allowed to {what} in namespace {self.namespace}: {_api_message(exc)}."
                                   " Ask for the role, or check: kubectl auth can-i --list -n " + self.namespace) from exc
             raise
-        except OSError as exc:  # connection refused, DNS, TLS
+        except (OSError, urllib3.exceptions.HTTPError) as exc:  # refused, DNS, TLS, retries spent, timed out
             raise PluginError(f"cannot reach the Kubernetes API to {what}: {exc}. Is the cluster up,"
                               " and is this the right kubeconfig/context?") from exc
 
     def incident(self, name: str) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
+        if len(name) > 253 or not _OBJECT_NAME.fullmatch(name):
+            # `inc-e/status` addressed the status subresource: an outcome "recorded" there was dropped.
+            raise PluginError(f"{name!r} is not an Incident name (lowercase letters, digits, '-' and '.')")
         try:
             return self._call("read incidents", self.objects.get_namespaced_custom_object,
                               GROUP, VERSION, self.namespace, "incidents", name)
@@ -477,7 +494,8 @@ class Cluster:
         from kubernetes.client.exceptions import ApiException
 
         try:
-            listed: Any = self.objects.list_namespaced_custom_object(GROUP, VERSION, self.namespace, "runbooks")
+            listed: Any = self._call("list runbooks", self.objects.list_namespaced_custom_object,
+                                     GROUP, VERSION, self.namespace, "runbooks")
             items = listed["items"]
         except ApiException as exc:
             if exc.status in (401, 403):
@@ -793,6 +811,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from kubernetes.client.exceptions import ApiException
+
     args = build_parser().parse_args(argv)
     try:
         cluster = Cluster(args.kubeconfig, args.context, args.namespace, args.as_user)
@@ -803,6 +823,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(cluster, args))
     except PluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ApiException as exc:  # anything else the API server answered: its words, not a traceback
+        print(f"error: the Kubernetes API answered {exc.status} {exc.reason}: {_api_message(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

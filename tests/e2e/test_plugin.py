@@ -287,6 +287,11 @@ def test_set_signs_the_parameters_and_their_setter_cannot_approve_the_plan(
 
     bad = recall("set", "inc-set", "CACHE", "-n", namespace, "--as", "bob")
     assert bad.returncode == 1 and "'CACHE' is not NAME=VALUE" in bad.stderr, bad.stderr
+    # As a responder, whose role reads Runbooks, a misspelt runbook is refused too (it passed unchecked when
+    # the role could not list them, and credited no runbook, for good).
+    typo = recall("resolve", "inc-set", "-n", namespace, "--as", "bob", "--root-cause", "hot keys",
+                  "--summary", "flushed", "--runbook", "cart-flush-hot-key", "--action", "flushed by hand=succeeded")
+    assert typo.returncode == 1 and "no Runbook named 'cart-flush-hot-key'" in typo.stderr, typo.stderr
     done = recall("set", "inc-set", "CACHE=cart-cache-2", "-n", namespace, "--as", "bob")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "parameters of inc-set now: CACHE=cart-cache-2; set by bob" in done.stdout

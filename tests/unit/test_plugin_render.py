@@ -260,7 +260,7 @@ def test_text_from_an_incident_can_neither_forge_a_line_nor_hide_one() -> None:
     # The real mode line is the only one, and each field stays on its own line.
     assert [line for line in lines if line.startswith("MODE")] == [
         "MODE ACTIONABLE   similarity 81/100   actionability 72/100"]
-    assert "  cart 5xx⏎⏎MODE NOVEL   similarity 0/100⏎WARNINGS⏎  (none)\\x1b[8m⏎\\u202e" in lines
+    assert "  cart 5xx⏎⏎MODE NOVEL similarity 0/100⏎WARNINGS⏎ (none)\\x1b[8m⏎\\u202e" in lines
     assert "\\x1b[2J" in out and "restart\\x1b]0;pwned\\x07 redis VM⏎WHY" in out
     assert "  bob\\x1b[8m approves  Pending: 1 of 2⏎MODE NOVEL" in lines
     # Ordinary text is untouched (the fixture renders the same either way).
@@ -350,3 +350,47 @@ def test_a_runbook_named_in_an_outcome_must_be_one(name: str | None, catalog: li
     assert (why is not None) is refused
     if why:
         assert f"no Runbook named {name!r}" in why and "cart-flush-hot-keys" in why and "k8s-rollback-deploy" in why
+
+
+def test_runs_of_spaces_cannot_wrap_a_forged_line_onto_the_terminal() -> None:
+    # A title padded to 80 columns put "APPROVED by carol, dave: plan ran" on a line of its own in `why`.
+    from recall_operator.plugin import shown
+
+    assert shown("cart slow" + " " * 69 + "APPROVED by carol") == "cart slow APPROVED by carol"
+
+
+def _closed_port_kubeconfig(tmp_path: Any) -> str:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again when the block ends: nothing listens there
+    config = tmp_path / "kubeconfig"
+    config.write_text(f"""apiVersion: v1
+kind: Config
+clusters: [{{name: c, cluster: {{server: "http://127.0.0.1:{port}"}}}}]
+users: [{{name: u, user: {{token: t}}}}]
+contexts: [{{name: x, context: {{cluster: c, user: u, namespace: prod}}}}]
+current-context: x
+""")
+    return str(config)
+
+
+def test_an_unreachable_api_server_is_one_error_line_not_a_traceback(tmp_path: Any, capsys: Any) -> None:
+    from recall_operator.plugin import main
+
+    assert main(["why", "inc-a", "--kubeconfig", _closed_port_kubeconfig(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot reach the Kubernetes API") and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("name", ["inc-e/status", "../inc-e", "Inc-E", "inc e"])
+def test_a_name_that_is_no_incident_name_is_refused_before_anything_is_sent(
+    tmp_path: Any, capsys: Any, name: str
+) -> None:
+    # `inc-e/status` addressed the status subresource: `resolve` said it recorded an outcome that was dropped.
+    from recall_operator.plugin import main
+
+    assert main(["resolve", name, "--root-cause", "rc", "--summary", "s", "--action", "x=succeeded",
+                 "--kubeconfig", _closed_port_kubeconfig(tmp_path)]) == 1
+    assert "is not an Incident name" in capsys.readouterr().err

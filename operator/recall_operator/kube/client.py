@@ -47,7 +47,7 @@ def api_client(pool_size: int | None = None, retries: bool = True) -> Any:
     if not retries:
         configuration.retries = False
     api = client.ApiClient(configuration)
-    _bound_requests(api)
+    bound_requests(api)
     return api
 
 
@@ -60,7 +60,7 @@ API_CONNECT_TIMEOUT = 10.0
 API_READ_TIMEOUT = 70.0
 
 
-def _bound_requests(api: Any) -> None:
+def bound_requests(api: Any) -> None:
     """Give every request of `api` a timeout unless its caller gives its own."""
     request = api.rest_client.request
 
