@@ -352,22 +352,34 @@ def test_a_run_the_operator_saw_fail_is_remembered_as_failed_whatever_the_outcom
     ATTACKS.append("a failed run claimed as a success")
 
 
-def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_operator_saw_work(
-        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mallory opens copies of a recurrence's report, each resolved by her at once: "the runbook failed,
-    fixed by hand". Nobody else saw those incidents, and the operator ran nothing there."""
-    words = {**SPEC, "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
+WORDS = {**SPEC, "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
+
+
+def _seen_work_and_a_claimed_failure(env: Env, namespace: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """inc-seen, where the operator ran the runbook and saw it work; and mallory's claim that it failed."""
     env.create_runbook(RUNBOOK_NAME, RUNBOOK)
-    ran = _run_approved_by_bob(env, namespace, "inc-seen", words)
+    ran = _run_approved_by_bob(env, namespace, "inc-seen", WORDS)
     assert ran["state"] == "Succeeded", ran
     claim = {"summary": "the runbook did nothing; restarted the redis primary by hand", "confirmedBy": MALLORY,
              "rootCause": "redis hot keys on shard 3",
              "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "failed"},
                          {"action": "restarted the redis primary by hand", "result": "succeeded"}]}
+    return WORDS, claim
+
+
+def _resolved_seen(env: Env) -> None:
+    env.resolve_as(MALLORY, "inc-seen", {"summary": "the runbook fixed it", "runbook": RUNBOOK_NAME,
+                                         "confirmedBy": MALLORY})
+    wait_for("inc-seen's outcome in memory", lambda: env.status_field("inc-seen", "memory").get("consolidated"))
+
+
+def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_operator_saw_work(
+        env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mallory opens copies of a recurrence's report, each resolved by her at once: "the runbook failed,
+    fixed by hand". Nobody else saw those incidents, and the operator ran nothing there."""
+    words, claim = _seen_work_and_a_claimed_failure(env, namespace)
     with _full_operator(namespace, memory_path, monkeypatch) as full:
-        env.resolve_as(MALLORY, "inc-seen", {"summary": "the runbook fixed it", "runbook": RUNBOOK_NAME,
-                                             "confirmedBy": MALLORY})
-        wait_for("inc-seen's outcome in memory", lambda: env.status_field("inc-seen", "memory").get("consolidated"))
+        _resolved_seen(env)
         for i in (1, 2):
             body = {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
                     "metadata": {"name": f"inc-copy-{i}", "annotations": {"recall.dev/opened-by": MALLORY}},
@@ -402,18 +414,9 @@ def test_failures_claimed_on_other_people_s_incidents_neither_count_nor_block_a_
     pushed the runbook's win rate down, held it back where the operator had seen it work, and
     proposed a Contradiction in the operator's name.
     """
-    words = {**SPEC, "description": "cart answers slowly; redis hot keys on shard 3 since 09:10"}
-    env.create_runbook(RUNBOOK_NAME, RUNBOOK)
-    ran = _run_approved_by_bob(env, namespace, "inc-seen", words)
-    assert ran["state"] == "Succeeded", ran
-    claim = {"summary": "the runbook did nothing; restarted the redis primary by hand", "confirmedBy": MALLORY,
-             "rootCause": "redis hot keys on shard 3",
-             "actions": [{"action": f"run runbook {RUNBOOK_NAME}", "result": "failed"},
-                         {"action": "restarted the redis primary by hand", "result": "succeeded"}]}
+    words, claim = _seen_work_and_a_claimed_failure(env, namespace)
     with _full_operator(namespace, memory_path, monkeypatch) as full:
-        env.resolve_as(MALLORY, "inc-seen", {"summary": "the runbook fixed it", "runbook": RUNBOOK_NAME,
-                                             "confirmedBy": MALLORY})
-        wait_for("inc-seen's outcome in memory", lambda: env.status_field("inc-seen", "memory").get("consolidated"))
+        _resolved_seen(env)
         for i in (1, 2):
             env.create_incident(f"inc-olga-{i}", words, {"recall.dev/opened-by": "olga"})
             env.resolve_as(MALLORY, f"inc-olga-{i}", claim)

@@ -22,8 +22,13 @@ current-context: x
 
 
 @pytest.fixture()
-def silent_server() -> Iterator[int]:
-    """A port that accepts connections and never says a word (a half-open connection's far end)."""
+def silent_server(silent_listener: tuple[int, list[socket.socket]]) -> int:
+    return silent_listener[0]
+
+
+@pytest.fixture()
+def silent_listener() -> Iterator[tuple[int, list[socket.socket]]]:
+    """A port that accepts connections and never says a word (a half-open connection's far end), and them."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
@@ -40,7 +45,7 @@ def silent_server() -> Iterator[int]:
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
-    yield listener.getsockname()[1]
+    yield listener.getsockname()[1], accepted
     stop.set()
     thread.join()
     for conn in accepted:
@@ -85,40 +90,19 @@ def test_a_callers_own_timeout_still_decides(silent_server: int, tmp_path: Path,
     assert ended is not None, "the caller's timeout was not used"
 
 
-def test_the_bridge_asks_a_silent_api_server_once_not_four_times(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_bridge_asks_a_silent_api_server_once_not_four_times(
+    silent_listener: tuple[int, list[socket.socket]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # urllib3 re-sends a timed-out read three times: the bridge's 30 s became 120 s before Alertmanager heard.
     from recall_operator.bridge import server
 
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    listener.settimeout(0.2)
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                accepted.append(listener.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        config = tmp_path / "kubeconfig"
-        config.write_text(KUBECONFIG % listener.getsockname()[1])
-        monkeypatch.setenv("KUBECONFIG", str(config))
-        monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.3)
-        writer = server.IncidentWriter(server.load_api_client(), "ns")
-        with pytest.raises(Exception, match="(?i)timed? ?out"):
-            writer._read("alert-0123456789abcdef")
-        writer.close()
-        assert len(accepted) == 1
-    finally:
-        stop.set()
-        thread.join()
-        for conn in accepted:
-            conn.close()
-        listener.close()
+    port, accepted = silent_listener
+    config = tmp_path / "kubeconfig"
+    config.write_text(KUBECONFIG % port)
+    monkeypatch.setenv("KUBECONFIG", str(config))
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.3)
+    writer = server.IncidentWriter(server.load_api_client(), "ns")
+    with pytest.raises(Exception, match="(?i)timed? ?out"):
+        writer._read("alert-0123456789abcdef")
+    writer.close()
+    assert len(accepted) == 1
