@@ -40,7 +40,7 @@ import pytest
 import support
 from alertmanager import free_port
 from kit import STATUS_KEY, KubeEnv, cart_runbook
-from recall_operator.bridge.alertmanager import incident_name
+from recall_operator.bridge.alertmanager import MAX_BODY_BYTES, incident_name
 from recall_operator_dev.cluster import LocalCluster
 from recall_operator.kube import jobs as jobkit
 from support import post_json, stop_process
@@ -60,7 +60,7 @@ for _step in RUNBOOK["steps"]:
     _step["timeoutSeconds"] = 900
 STEP_NAMES = [s["name"] for s in RUNBOOK["steps"]]
 DRY_RUN_STEPS = [s["name"] for s in RUNBOOK["steps"] if s.get("dryRunCommand")]
-ONE_MIB = 1024 * 1024  # the bridge's documented body limit; "oversized" bodies here exceed it
+ONE_MIB = 1024 * 1024  # padding for a body whose alerts are too many (the bridge refuses by count too)
 TERMINAL = ("Succeeded", "Failed", "RolledBack", "Stopped")
 
 # What the faults did, summed over the module and printed at its end (for the report).
@@ -392,7 +392,7 @@ def test_alert_storm_at_the_bridge_inside_recall_run(
             (json.dumps({**_webhook(_alert("bad3")), "version": "2"}).encode(), "application/json", {422}),
             (json.dumps({"version": "4", "status": "firing", "alerts": "x"}).encode(), "application/json", {422}),
             (json.dumps(_webhook(_alert("bad4"))).encode(), "text/plain", {415}),
-            (b'{"x": "' + b"y" * (ONE_MIB + 1) + b'"}', "application/json", {413}),
+            (b'{"x": "' + b"y" * (MAX_BODY_BYTES + 1) + b'"}', "application/json", {413}),
             (json.dumps(_webhook(*[_alert(f"big{i}") for i in range(5000)])).encode()
              + b" " * ONE_MIB, "application/json", {413}),
         ]

@@ -74,9 +74,12 @@ def test_approver_and_viewer_are_narrow() -> None:
         ("recall.dev", "incidents", "get"),
         ("recall.dev", "incidents", "list"),
     }
-    # A responder opens incidents and records outcomes; approving and status are not theirs.
+    # A responder opens incidents and records outcomes; approving and status are not theirs. Runbooks are
+    # read only: `kubectl recall resolve --runbook` checks the name it credits against them.
     assert grants("recall-responder") == {
-        ("recall.dev", "incidents", v) for v in ("get", "list", "watch", "create", "patch", "update")
+        *(("recall.dev", "incidents", v) for v in ("get", "list", "watch", "create", "patch", "update")),
+        ("recall.dev", "runbooks", "get"),
+        ("recall.dev", "runbooks", "list"),
     }
     viewer = grants("recall-viewer")
     assert viewer == {("recall.dev", k, v) for k in KINDS for v in ("get", "list", "watch")}
