@@ -432,6 +432,38 @@ def test_an_alert_that_fires_again_after_its_outcome_is_recalled_by_its_new_inci
     assert status["recommendation"]["mode"] != "novel", status["recommendation"]
 
 
+def test_an_alert_without_a_symptoms_annotation_is_read_for_the_tags_its_words_say(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any, get_json: Any, k8s_api: Any
+) -> None:
+    """Most alert rules carry no `symptoms` annotation: the page is still offered the runbook its words name."""
+    from recall_operator.bridge.alertmanager import alert_to_incident
+    from recall_operator.bridge.server import IncidentWriter
+
+    apply(kubectl, namespace, _runbook("search-raise-watermarks", "raise the disk watermarks",
+                                       ["disk-full", "read-only-index"], ["curl", "-XPUT", "http://search/_cluster"]))
+    alert = {"status": "firing", "fingerprint": "d15cf0111",
+             "labels": {"alertname": "SearchIndexDiskFull", "service": "search-index", "severity": "critical"},
+             "annotations": {"description": "disk 96% on two data nodes"},
+             "startsAt": "2026-02-01T03:00:00Z"}
+    item = alert_to_incident(alert, namespace=namespace, received_at=datetime.now(UTC))
+    assert not isinstance(item, str), item
+    assert "symptoms" not in item.manifest["spec"]  # the bridge invents none
+
+    async def write() -> Any:
+        writer = IncidentWriter(k8s_api, namespace, workers=1)
+        try:
+            return await writer.write(item)
+        finally:
+            writer.close()
+
+    page = asyncio.run(write())
+    rec = until(f"{page.name} triaged", lambda: get_status(page.name).get("recommendation"))
+    assert rec["reasons"][0] == "declares no symptoms; its words say disk-full", rec["reasons"]
+    assert rec["runbook"] == "search-raise-watermarks", rec
+    # what the alert said stays as it said it: the tags read are the decision's, not the report's
+    assert "symptoms" not in get_json("incident", page.name)["spec"]
+
+
 def test_an_incident_name_used_again_does_not_replace_the_memory_of_the_first(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, memory_path: Path
 ) -> None:

@@ -40,7 +40,8 @@ Mapping (alert → Incident):
 * annotation ``recall.dev/opened-by``: the bridge (``BRIDGE_OPENER``), the
   opener on record, so the approval rules know no person vouched for it.
 * ``spec.description``: annotation ``description``.
-* ``spec.symptoms``: annotation ``symptoms``, comma-separated tags.
+* ``spec.symptoms``: annotation ``symptoms``, comma-separated tags. Without it the
+  decision reads known tags from the words (domain/symptoms.py).
 * ``spec.errorSignatures``: annotation ``errorSignatures`` (or
   ``error_signatures``), one signature per line (log lines contain commas).
 * ``spec.startedAt``: ``startsAt``.

@@ -57,6 +57,7 @@ from recall_operator.domain.similarity import (
     score_candidates,
     shared_change,
 )
+from recall_operator.domain.symptoms import read_symptoms
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import IgnoredTopology, Topology
 
@@ -158,6 +159,11 @@ def assess(
     settings: Settings = Settings(),
     chain: Sequence[Policy] = CHAIN,
 ) -> Assessment:
+    # An incident that declares no symptoms (most alert-bridge pages) is
+    # compared by the known tags its words say, and the reasons name them.
+    read = read_symptoms(incident.spec, ctx.catalog, candidates)
+    if read:
+        incident = incident.model_copy(update={"spec": incident.spec.model_copy(update={"symptoms": read})})
     cleaned = clean_candidates(incident, candidates)
     # A store that kept each memory's features hands them over with the candidates.
     features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None
@@ -182,7 +188,8 @@ def assess(
                                          *_namesake_warnings(incident, cleaned, matches),
                                          *(t.warning for t in ctx.ignored_topologies)])),
             evidence=[] if novel else found.names,
-            reasons=[*(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
+            reasons=[*([f"declares no symptoms; its words say {', '.join(read)}"] if read else []),
+                     *(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
         ),
     )
 
