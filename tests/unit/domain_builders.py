@@ -8,8 +8,10 @@ pytest never collects it. Every value here is plain data a test can read at a gl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from recall_operator.domain.models import (
@@ -177,3 +179,18 @@ def context(
         migrations=list(migrations),
         contradictions=list(contradictions),
     )
+
+
+DATASETS = Path(__file__).parents[2] / "datasets"
+
+
+def rewritten_history(name: str, out: Path, edit: Callable[[dict[str, Any]], dict[str, Any] | None]) -> Path:
+    """A development history with `edit` applied to each event (None drops it), written to `out`."""
+    events = []
+    for line in (DATASETS / name / "history.jsonl").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            event = edit(json.loads(line))
+            if event is not None:
+                events.append(json.dumps(event))
+    out.write_text("\n".join(events) + "\n")
+    return out

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from domain_builders import context, incident, memory, runbook, spec
+from domain_builders import context, incident, memory, rewritten_history, runbook, spec
 
 from recall_operator.domain.recommend import assess
 from recall_operator.domain.symptoms import known_symptoms, read_symptoms, symptoms_said
@@ -70,18 +70,10 @@ def test_a_tag_read_from_the_words_counts_toward_the_precedent_that_showed_it() 
     assert match.breakdown["symptoms"] > 0
 
 
-def _without_tags(history: Path, out: Path) -> Path:
-    """The history with every incident's declared symptoms taken away."""
-    lines = []
-    for line in history.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        event = json.loads(line)
-        if event["type"] == "incident":
-            event["object"]["spec"].pop("symptoms", None)
-        lines.append(json.dumps(event))
-    out.write_text("\n".join(lines) + "\n")
-    return out
+def _untagged(event: dict[str, Any]) -> dict[str, Any]:
+    if event["type"] == "incident":
+        event["object"]["spec"].pop("symptoms", None)
+    return event
 
 
 async def test_a_history_of_untagged_incidents_still_finds_runbooks(tmp_path: Path) -> None:
@@ -89,7 +81,7 @@ async def test_a_history_of_untagged_incidents_still_finds_runbooks(tmp_path: Pa
     right runbook for 0.13 to 0.22 of them when it read nothing; reading the words lifts each
     above 0.3, and memory still chooses at least as well as the catalog."""
     for name in ("dev", "dev2", "dev3"):
-        bare = _without_tags(Path(__file__).parents[2] / "datasets" / name / "history.jsonl", tmp_path / f"{name}.jsonl")
+        bare = rewritten_history(name, tmp_path / f"{name}.jsonl", _untagged)
         result = await run_replay(bare, ["on", "off"])
         assert result["off"]["runbook_at_1"] > 0.3, name
         assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"], name

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -59,7 +59,7 @@ from recall_operator.domain.similarity import (
 )
 from recall_operator.domain.symptoms import read_symptoms
 from recall_operator.domain.text import tokens
-from recall_operator.domain.topology import IgnoredTopology, Topology
+from recall_operator.domain.topology import IgnoredTopology, Topology, filled_in
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,9 @@ def assess(
     cleaned = clean_candidates(incident, candidates)
     # A store that kept each memory's features hands them over with the candidates.
     features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None
+    declared = ctx.topology
+    ctx = replace(ctx, topology=filled_in(declared, seen_together(incident.spec, cleaned, ctx)))
+    guessed = sorted(ctx.topology.neighbours(incident.spec.service) - declared.neighbours(incident.spec.service))
     scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights, features)
     groups = merge_repages(scored)
     matches = _matches(incident.spec, scored, groups, ctx, settings)
@@ -189,9 +192,33 @@ def assess(
                                          *(t.warning for t in ctx.ignored_topologies)])),
             evidence=[] if novel else found.names,
             reasons=[*([f"declares no symptoms; its words say {', '.join(read)}"] if read else []),
+                     *([f"neighbours of {incident.spec.service} that the topology does not give, seen with it in "
+                        f"runbooks or reports: {', '.join(guessed)}"] if guessed else []),
                      *(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
         ),
     )
+
+
+def seen_together(spec: IncidentSpec, memories: Sequence[EpisodicMemory], ctx: Context) -> list[set[str]]:
+    """Services seen together, for the ones the topology does not name (topology.filled_in).
+
+    Each Runbook's services, and each report (this incident's and every
+    candidate's, with its confirmed outcome) with the services its words name.
+    Nothing is read when the topology names every service in sight.
+    """
+    groups = [set(rb.spec.services) for rb in ctx.catalog.values() if len(rb.spec.services) > 1]
+    in_sight = {spec.service, *(m.spec.service for m in memories)}.union(*groups)
+    if in_sight <= ctx.topology.services:
+        return []
+    known = in_sight | ctx.topology.services
+    reports = [(spec.service, f"{spec.title} {spec.description}")]
+    reports += [(m.spec.service, f"{m.spec.title} {m.spec.description} {m.resolution.root_cause} {m.resolution.summary}")
+                for m in memories]
+    for service, text in reports:
+        named = known.intersection(tokens(text)) - {service}
+        if named:
+            groups.append({service, *named})
+    return groups
 
 
 def _namesake_warnings(incident: Incident, cleaned: Sequence[EpisodicMemory], matches: Sequence[Match]) -> list[str]:

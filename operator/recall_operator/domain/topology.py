@@ -77,6 +77,11 @@ class Topology:
                 adjacent.setdefault(dep, set()).add(service)
         return {service: frozenset(near - {service}) for service, near in adjacent.items()}
 
+    @functools.cached_property
+    def services(self) -> frozenset[str]:
+        """Every service the graph names, as a caller or as a callee."""
+        return frozenset(self.depends_on).union(*self.depends_on.values())
+
     def relation(self, a: str, b: str) -> Relation:
         if a == b:
             return "exact"
@@ -165,3 +170,28 @@ def merge_topologies(topologies: Iterable[Topology | IgnoredTopology]) -> Topolo
         for service, deps in t.depends_on.items():
             graph[service] = graph.get(service, frozenset()) | deps
     return Topology(graph)
+
+
+def filled_in(declared: Topology, seen_together: Iterable[Iterable[str]]) -> Topology:
+    """The declared graph, with each service it does not name joined to the services it was seen with.
+
+    A team starts without a topology ConfigMap, or adds a service before its
+    entry: `neighbours` would say that service has none, so a precedent next
+    door counts as unrelated and a runbook for the service behind it fits
+    nowhere. What else says two services are related is each group in
+    `seen_together`: the services one Runbook acts on, or a service and those
+    its incident's report or confirmed outcome names. Only a service the
+    declared graph does not name gets such neighbours: where a team wrote the
+    graph, its edges are the answer (joining named services too cost the
+    development histories precedent@1 and runbook@1).
+    """
+    named = declared.services
+    graph = {service: set(deps) for service, deps in declared.depends_on.items()}
+    joined = False
+    for group in seen_together:
+        members = set(group)
+        for service in members - named:
+            for other in members - {service}:
+                graph.setdefault(service, set()).add(other)
+                joined = True
+    return Topology({service: frozenset(deps) for service, deps in graph.items()}) if joined else declared
