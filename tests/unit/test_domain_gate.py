@@ -20,6 +20,7 @@ from recall_operator.domain.candidates import merge_repages
 from recall_operator.domain.recommend import Settings, assess, gather, side_reason
 from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words
 from recall_operator.domain.text import tokens
+from recall_operator.domain.topology import Topology
 from domain_builders import T0, context, contradiction, incident, memory, runbook, spec
 
 BASE = Evidence(best=80, novel_bar=55, actionable_bar=60, actionability=70)
@@ -179,6 +180,38 @@ def test_values_missing(unset, chosen, decided) -> None:
                               "with it empty")
         assert got.runbook == "fix-a" and got.actionability == BASE.actionability
         assert "spec.parameters" in got.warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("guessed_only", "chosen", "decided"),
+    [((), FIX, None), (("queue",), FIX, "advisory"), (("queue",), None, None)],
+    ids=["ran-where-the-topology-says", "ran-only-next-door-by-a-guess", "nothing-chosen"],
+)
+def test_neighbour_guessed(guessed_only, chosen, decided) -> None:
+    got = gate.neighbour_guessed(ev(fixes=(FIX,), chosen=chosen, guessed_only=guessed_only))
+    assert (got and got.mode) == decided
+    if got:
+        assert got.reason == ("runbook fix-a ran only on queue, a neighbour by what runbooks and reports say, "
+                              "not by the topology")
+        assert got.runbook == "fix-a" and got.actionability == BASE.actionability
+        assert "topology ConfigMap" in got.warnings[0]
+
+
+def test_a_fix_seen_only_next_door_by_a_guess_is_shown_but_not_acted_on() -> None:
+    # No topology names worker: the runbook that acts on worker and queue makes them neighbours,
+    # enough to recall queue's incident, not to run its fix on worker's say-so.
+    drain = runbook("drain-queue", ["worker", "queue"], ["queue-backlog"])
+    text = {"title": "queue depth growing, jobs waiting", "description": "backlog of 2M jobs, consumers idle",
+            "symptoms": ["queue-backlog"]}
+    before = [memory(f"inc-{i}", service="queue", runbook=drain.name, resolved_at=T0 + timedelta(days=i), **text)
+              for i in (1, 2, 3)]
+    none = Topology({})
+    rec = assess(incident(service="worker", **text), before, context(catalog=[drain], topology=none)).recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", "drain-queue"), rec.reasons
+    assert rec.reasons[-1].startswith("runbook drain-queue ran only on queue"), rec.reasons
+    declared = Topology.parse("worker: {dependsOn: [queue]}")
+    acted = assess(incident(service="worker", **text), before, context(catalog=[drain], topology=declared))
+    assert acted.recommendation.mode == "actionable", acted.recommendation.reasons
 
 
 def test_a_neighbour_s_runbook_is_shown_but_never_actionable_against_this_service() -> None:

@@ -16,6 +16,8 @@ policy that decides wins, and the last one always does.
     precedents_disagree      -> advisory    another fix has nearly as much support
     fix_from_catalog_only    -> advisory    the runbook describes a manual fix but never ran for it
     below_actionable_bar     -> advisory    too many doubts
+    neighbour_guessed        -> advisory    the fix ran only next door, and the topology does not say it is next door
+    values_missing           -> advisory    the runbook needs a value nothing gives
     act                      -> actionable
 """
 
@@ -80,6 +82,8 @@ class Evidence:
     covering: CatalogFit | None = None
     # The $(NAME)s the chosen runbook's commands use that neither it (a default) nor the incident gives.
     unset: tuple[str, ...] = ()
+    # The services the chosen runbook ran on, when each is a neighbour only by a guess (Context.guessed).
+    guessed_only: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,19 @@ def fix_for_other_services(e: Evidence) -> Decision | None:
     )
 
 
+def neighbour_guessed(e: Evidence) -> Decision | None:
+    if not e.guessed_only or e.chosen is None:
+        return None
+    where = ", ".join(e.guessed_only)
+    return _advisory(
+        e, "neighbour_guessed",
+        f"runbook {e.chosen.runbook} ran only on {where}, a neighbour by what runbooks and reports say, "
+        "not by the topology",
+        f"the topology does not say this service calls or is called by {where}: add it to a topology ConfigMap, "
+        "and a fix seen there can be acted on here",
+    )
+
+
 def values_missing(e: Evidence) -> Decision | None:
     if not e.unset or e.chosen is None:
         return None
@@ -278,7 +295,8 @@ CHAIN: tuple[Policy, ...] = (
     precedents_disagree,
     fix_from_catalog_only,
     below_actionable_bar,
-    # Last before acting: it speaks only of an answer that would otherwise be actionable.
+    # Last before acting: they speak only of an answer that would otherwise be actionable.
+    neighbour_guessed,
     values_missing,
     act,
 )

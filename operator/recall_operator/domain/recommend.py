@@ -113,6 +113,9 @@ class Context:
     migrations: Sequence[ArchitectureMigration] = ()
     contradictions: Sequence[Contradiction] = ()
     ignored_topologies: Sequence[IgnoredTopology] = ()
+    # Neighbours of the incident's service that the topology does not give, only
+    # runbooks and reports (topology.filled_in): enough to compare, not to act on.
+    guessed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -167,9 +170,9 @@ def assess(
     cleaned = clean_candidates(incident, candidates)
     # A store that kept each memory's features hands them over with the candidates.
     features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None
-    declared = ctx.topology
-    ctx = replace(ctx, topology=filled_in(declared, seen_together(incident.spec, cleaned, ctx)))
-    guessed = sorted(ctx.topology.neighbours(incident.spec.service) - declared.neighbours(incident.spec.service))
+    filled = filled_in(ctx.topology, seen_together(incident.spec, cleaned, ctx))
+    guessed = filled.neighbours(incident.spec.service) - ctx.topology.neighbours(incident.spec.service)
+    ctx = replace(ctx, topology=filled, guessed=guessed)
     scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights, features)
     groups = merge_repages(scored)
     matches = _matches(incident.spec, scored, groups, ctx, settings)
@@ -193,7 +196,7 @@ def assess(
             evidence=[] if novel else found.names,
             reasons=[*([f"declares no symptoms; its words say {', '.join(read)}"] if read else []),
                      *([f"neighbours of {incident.spec.service} that the topology does not give, seen with it in "
-                        f"runbooks or reports: {', '.join(guessed)}"] if guessed else []),
+                        f"runbooks or reports: {', '.join(sorted(guessed))}"] if guessed else []),
                      *(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
         ),
     )
@@ -568,6 +571,11 @@ def gather(
             covering = best_catalog_fit(spec, ctx.catalog, ctx.topology, excluded={chosen_runbook.name, *stale, *failed},
                                         proven=ctx.catalog)
 
+    # Where the chosen runbook ran only on services next door by a guess, it
+    # never ran where the topology says this failure could be.
+    ran_where = {by_name[n].memory.spec.service for n in chosen.ran_in} if chosen is not None else set()
+    guessed_only = tuple(sorted(ran_where)) if ran_where and ran_where <= ctx.guessed else ()
+
     manual = None
     if chosen is not None and chosen.runbook is not None and chosen.described:
         manual = FixMatch(chosen.runbook, max(described[n].relevance for n in chosen.described), chosen.described)
@@ -577,7 +585,7 @@ def gather(
             contradictions=contradicted, sides=[s for ranked in sides for s in ranked],
             replacement=replacement, replacement_ceiling=ceiling, manual_match=manual,
             newer=newer, last_worked=last_worked, undeclared=undeclared, left_out=left_out, covering=covering,
-            unset=unset,
+            unset=unset, guessed_only=guessed_only,
         ),
         warnings, reasons, names,
     )
