@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from recall_operator.config import ConfigError, OperatorSettings
-from recall_operator.domain import catalog, gate, similarity, text
+from recall_operator.domain import catalog, gate, recommend, similarity, text
 from recall_operator.domain.recommend import Settings
 from recall_operator.domain.similarity import TERMS, Weights
 from recall_operator.replay import DatasetError, run_replay
@@ -76,6 +76,10 @@ RULES: tuple[Rule, ...] = (
     Rule("camel_words", text, "camel_words", lambda _: lambda t: ""),
     # No catalog runbook is taken for a precedent's manual fix.
     Rule("manual_fix_runbook", catalog, "FIX_MATCH_BAR", lambda _: math.inf),
+    # An incident that declares no symptoms is compared as having none (none are read from its words).
+    Rule("symptoms_read", recommend, "read_symptoms", lambda _: lambda spec, catalog, memories: ()),
+    # A service the topology does not name has no neighbours (none are taken from runbooks and reports).
+    Rule("neighbours_seen", recommend, "seen_together", lambda _: lambda spec, memories, ctx: []),
 )
 
 
