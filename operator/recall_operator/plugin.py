@@ -429,7 +429,12 @@ class Cluster:
         from recall_operator.kube.client import bound_requests
 
         try:
-            self.api = config.new_client_from_config(config_file=kubeconfig, context=context)
+            configuration = client.Configuration()
+            config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=configuration)
+            # Asked once: urllib3 would send a request that timed out three more times, each with the whole
+            # read timeout again, and a person at a terminal waited minutes on a server that never answers.
+            configuration.retries = False
+            self.api = client.ApiClient(configuration)
             if as_user:
                 # As kubectl --as: the API server authenticates us, then acts as this user, so the
                 # Approval or outcome is signed by that user (SelfSubjectReview answers with it too).

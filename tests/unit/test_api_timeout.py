@@ -106,3 +106,21 @@ def test_the_bridge_asks_a_silent_api_server_once_not_four_times(
         writer._read("alert-0123456789abcdef")
     writer.close()
     assert len(accepted) == 1
+
+
+def test_the_plugin_asks_a_silent_api_server_once(
+    silent_listener: tuple[int, list[socket.socket]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A person running `kubectl recall` waited four read timeouts on a server that never answered.
+    from recall_operator.plugin import Cluster
+
+    port, accepted = silent_listener
+    config = tmp_path / "kubeconfig"
+    config.write_text(KUBECONFIG % port)
+    monkeypatch.setattr(kube, "API_READ_TIMEOUT", 0.3)
+    cluster = Cluster(str(config), None, "ns")
+    assert cluster.namespace == "ns"
+    ended = _call(cluster.api)
+    cluster.close()
+    assert ended is not None and ("timed out" in str(ended).lower() or "timeout" in type(ended).__name__.lower())
+    assert len(accepted) == 1, f"asked {len(accepted)} times"
