@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from recall_operator.config import ConfigError, OperatorSettings
-from recall_operator.domain.consolidation import count_runbook_outcomes
+from recall_operator.domain.consolidation import as_first_resolved, count_runbook_outcomes
 from recall_operator.domain.models import (
     ArchitectureMigration,
     ContradictionSpec,
@@ -304,9 +304,10 @@ async def replay_side(
             if memory is not None:
                 if not corrects:
                     world.resolutions.append(resolution)
-                await memory.remember(
-                    EpisodicMemory(incident=found.name, spec=found.spec, resolution=resolution, resolved_at=event.at)
-                )
+                episode = EpisodicMemory(incident=found.name, spec=found.spec, resolution=resolution, resolved_at=event.at)
+                # As the operator writes a correction: dated and caused as first confirmed.
+                held = await memory.get(found.name, found.namespace) if corrects else None
+                await memory.remember(as_first_resolved(held, episode))
     return rows
 
 

@@ -269,18 +269,18 @@ def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_aga
 ) -> None:
     from recall_operator.memory.embedded import EmbeddedMemory
 
-    async def resolved_at() -> datetime:
+    async def held() -> Any:
         store = EmbeddedMemory(memory_path)
         try:
-            held = await store.get("disk-old", namespace)
-            assert held is not None
-            return held.resolved_at
+            found = await store.get("disk-old", namespace)
+            assert found is not None
+            return found
         finally:
             await store.close()
 
     _watermarks_fixed(kubectl, namespace, "disk-old")
     first = until("disk-old in memory", lambda: get_status("disk-old").get("memory", {}).get("consolidated"))
-    when = asyncio.run(resolved_at())
+    when = asyncio.run(held()).resolved_at
     counted = until("disk-old counted", lambda: (s := get_json("runbook", "search-raise-watermarks").get("status")
                                                   or {}).get("timesExecuted") == 1 and s)
     # The record names the incidents it counted only in a window: 200 outcomes later, disk-old has left it.
@@ -288,6 +288,7 @@ def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_aga
             "-p", json.dumps({"status": {"countedIncidents": []}}), check=True)
     kubectl("patch", "incident", "disk-old", "-n", namespace, "--type=merge", "-p", json.dumps({"spec": {
         "corrections": [{"reason": "the watermarks were raised twice", "summary": "raised the watermarks twice",
+                         "rootCause": "snapshots filled the data disks",
                          "runbook": "search-raise-watermarks", "confirmedBy": "oncall-b",
                          "actions": [{"action": "run runbook search-raise-watermarks", "result": "succeeded"}]}]}}),
             check=True)
@@ -296,8 +297,11 @@ def test_a_correction_of_an_incident_the_record_has_forgotten_is_not_counted_aga
     after = get_json("runbook", "search-raise-watermarks").get("status") or {}
     assert (after["timesExecuted"], after["timesSucceeded"]) == (counted["timesExecuted"], counted["timesSucceeded"])
     # Memory holds the correction, resolved when the incident was: dated anew, a fix from before a migration
-    # read as one from after it.
-    assert asyncio.run(resolved_at()) == when
+    # read as one from after it. And caused as first confirmed: a contradiction's sides are read from that.
+    corrected = asyncio.run(held())
+    assert corrected.resolved_at == when
+    assert corrected.resolution.root_cause == "snapshots filled the data disks"
+    assert corrected.first_cause == "a tenant's backfill filled two data nodes"
 
 
 def test_a_runbook_whose_steps_changed_is_not_vouched_for_by_the_record_of_its_old_steps(

@@ -424,6 +424,29 @@ def test_a_contradiction_answers_with_the_side_whose_conditions_this_incident_sh
     assert assess(rejected, history, ctx).recommendation.runbook == BATCH.name
 
 
+def test_a_correction_does_not_move_a_side_onto_the_other_condition_s_incidents() -> None:
+    # One responder restates inc-2's root cause with the surge side's words: the side a
+    # contradiction recorded for small inserts would then claim every traffic surge.
+    from recall_operator.domain.consolidation import as_first_resolved
+
+    history, c = lag_history()
+    ctx = context(catalog=[SCALE, BATCH], contradictions=[c])
+    surge = incident(service="kafka-orders", description="input doubled after a promotion; the database keeps up", **LAG)
+    slow_db = history[1]
+    restated = slow_db.model_copy(update={
+        "resolved_at": slow_db.resolved_at + timedelta(days=30),
+        "resolution": slow_db.resolution.model_copy(update={
+            "root_cause": "input doubled after a promotion; the database keeps up; then it rejected small inserts"}),
+    })
+    corrected = as_first_resolved(slow_db, restated)
+    rec = assess(surge, [history[0], corrected], ctx).recommendation
+    assert rec.runbook == SCALE.name, rec.reasons
+    assert any("resembles the side of inc-1" in r for r in rec.reasons), rec.reasons
+    # Read from the restated cause alone, as before memory kept the first one, the surge went to the other side.
+    taken = assess(surge, [history[0], restated], ctx).recommendation
+    assert taken.runbook == BATCH.name
+
+
 @pytest.mark.parametrize("near, other, says, never", [
     (0.18, 0.06, "(its conditions' words 0.18, fixed by bigger-batches) more than inc-1 (0.06, fixed by scale)",
      "confirmed last"),

@@ -229,3 +229,21 @@ def test_a_correction_keeps_when_the_incident_was_resolved() -> None:
     correction = memory("inc-1", runbook=RB, resolved_at=T0 + timedelta(days=40))
     assert as_first_resolved(first, correction).resolved_at == T0
     assert as_first_resolved(None, correction).resolved_at == T0 + timedelta(days=40)
+
+
+def test_a_correction_keeps_the_root_cause_as_first_confirmed() -> None:
+    from recall_operator.domain.consolidation import as_first_resolved, confirmed_cause
+
+    def said(cause: str, day: int) -> Any:
+        return memory("inc-1", runbook=RB, resolved_at=T0 + timedelta(days=day),
+                      res=resolution(RB, root_cause=cause))
+
+    first = said("a backfill filled two data nodes", 0)
+    assert confirmed_cause(first) == "a backfill filled two data nodes"
+    second = as_first_resolved(first, said("snapshots filled the disks", 3))
+    assert second.resolution.root_cause == "snapshots filled the disks"  # the newest word is what memory shows
+    assert confirmed_cause(second) == "a backfill filled two data nodes"
+    third = as_first_resolved(second, said("a reindex filled the disks", 5))
+    assert confirmed_cause(third) == "a backfill filled two data nodes"  # the first, not the one before
+    # a restatement that keeps the cause marks nothing
+    assert as_first_resolved(first, said("a backfill filled two data nodes", 3)).first_cause is None

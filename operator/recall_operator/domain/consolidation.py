@@ -369,12 +369,26 @@ def as_first_resolved(held: EpisodicMemory | None, new: EpisodicMemory) -> Episo
     Dated by the correction, a fix from before a migration read as one from
     after it (`guards.memory_staleness`), and one person's restatement made a
     stale fix actionable again; it also moved a failure before a success it
-    followed (`guards.failed_before`: the last attempt decides). `held` of
-    another object of the name is never passed here (`name_taken`).
+    followed (`guards.failed_before`: the last attempt decides). The root
+    cause as first confirmed is kept too (`first_cause`): a contradiction's
+    sides are read from it, and a correction that wrote another condition's
+    words into a root cause took that condition's incidents for its own side.
+    `held` of another object of the name is never passed here (`name_taken`).
     """
-    if held is None or held.resolved_at >= new.resolved_at:
+    if held is None:
         return new
-    return new.model_copy(update={"resolved_at": held.resolved_at})
+    update: dict[str, Any] = {}
+    if held.resolved_at < new.resolved_at:
+        update["resolved_at"] = held.resolved_at
+    first = confirmed_cause(held)
+    if first != new.resolution.root_cause:
+        update["first_cause"] = first
+    return new.model_copy(update=update) if update else new
+
+
+def confirmed_cause(memory: EpisodicMemory) -> str:
+    """The root cause as it was first confirmed: what later corrections do not rewrite."""
+    return memory.first_cause if memory.first_cause is not None else memory.resolution.root_cause
 
 
 def count_runbook_outcomes(resolutions: Iterable[Resolution], runbook: str) -> RunbookRecord:

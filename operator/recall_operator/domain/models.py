@@ -313,3 +313,6 @@ class EpisodicMemory(_Model):
     # The runbook the operator ran here and what its steps were then (plan.steps_digest; None: it ran
     # none, or the memory is older than this): a Runbook made anew with other steps takes no record of it.
     ran_steps: tuple[str, str] | None = derived(default=None, alias="ranSteps")
+    # The root cause as first confirmed, when a correction since restated it (None: never restated);
+    # consolidation.as_first_resolved keeps it. What a contradiction's sides stand for is read from it.
+    first_cause: str | None = derived(default=None, alias="firstCause")

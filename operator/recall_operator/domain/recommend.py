@@ -25,7 +25,7 @@ from recall_operator.domain.catalog import (
     runbook_for_fix,
     written_since,
 )
-from recall_operator.domain.consolidation import final_outcome, one_voice, runbook_outcome, win_rate
+from recall_operator.domain.consolidation import confirmed_cause, final_outcome, one_voice, runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
     Staleness,
@@ -281,7 +281,8 @@ def contradiction_sides(
 
     A contradiction records fixes that each worked under their own
     conditions. The condition is in what each side's people wrote about it:
-    its claims and its confirmed root causes. The side whose words this
+    its claims and its root causes as first confirmed (a later correction
+    does not move a side onto another condition's incidents). The side whose words this
     incident repeats most is the one that applies, whichever was confirmed
     last; on a tie, the side confirmed last, which was written knowing the other.
     """
@@ -301,7 +302,7 @@ def contradiction_sides(
         groups = list(members.items())
         documents = [
             tokens(" ".join(
-                f"{claims.get(s.memory.incident, '')} {s.memory.resolution.root_cause}" for s in ms
+                f"{claims.get(s.memory.incident, '')} {confirmed_cause(s.memory)}" for s in ms
             ))
             for _, ms in groups
         ]
