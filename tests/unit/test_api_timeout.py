@@ -22,11 +22,6 @@ current-context: x
 
 
 @pytest.fixture()
-def silent_server(silent_listener: tuple[int, list[socket.socket]]) -> int:
-    return silent_listener[0]
-
-
-@pytest.fixture()
 def silent_listener() -> Iterator[tuple[int, list[socket.socket]]]:
     """A port that accepts connections and never says a word (a half-open connection's far end), and them."""
     listener = socket.socket()
@@ -69,37 +64,40 @@ def _call(api: Any, **kwargs: Any) -> BaseException | None:
     return ended[0] if ended else None
 
 
-def test_a_request_without_a_timeout_of_its_own_gives_up(silent_server: int, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture()
+def silent_kubeconfig(silent_listener: tuple[int, list[socket.socket]], tmp_path: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[socket.socket]]:
+    """A kubeconfig ($KUBECONFIG too) whose server is the silent listener, and the connections it accepted."""
+    port, accepted = silent_listener
     config = tmp_path / "kubeconfig"
-    config.write_text(KUBECONFIG % silent_server)
+    config.write_text(KUBECONFIG % port)
     monkeypatch.setenv("KUBECONFIG", str(config))
+    return config, accepted
+
+
+def _timed_out(ended: BaseException | None) -> bool:
+    return ended is not None and ("timed out" in str(ended).lower() or "timeout" in type(ended).__name__.lower())
+
+
+def test_a_request_without_a_timeout_of_its_own_gives_up(silent_kubeconfig: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kube, "API_READ_TIMEOUT", 0.5)
     ended = _call(kube.api_client())
     assert ended is not None, "the request still waits for an answer that never comes"
-    assert "timed out" in str(ended).lower() or "timeout" in type(ended).__name__.lower(), repr(ended)
+    assert _timed_out(ended), repr(ended)
 
 
-def test_a_callers_own_timeout_still_decides(silent_server: int, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "kubeconfig"
-    config.write_text(KUBECONFIG % silent_server)
-    monkeypatch.setenv("KUBECONFIG", str(config))
+def test_a_callers_own_timeout_still_decides(silent_kubeconfig: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kube, "API_READ_TIMEOUT", 3600.0)  # the default alone would wait an hour
     ended = _call(kube.api_client(), timeout=0.5)
     assert ended is not None, "the caller's timeout was not used"
 
 
-def test_the_bridge_asks_a_silent_api_server_once_not_four_times(
-    silent_listener: tuple[int, list[socket.socket]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_bridge_asks_a_silent_api_server_once_not_four_times(silent_kubeconfig: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     # urllib3 re-sends a timed-out read three times: the bridge's 30 s became 120 s before Alertmanager heard.
     from recall_operator.bridge import server
 
-    port, accepted = silent_listener
-    config = tmp_path / "kubeconfig"
-    config.write_text(KUBECONFIG % port)
-    monkeypatch.setenv("KUBECONFIG", str(config))
+    _, accepted = silent_kubeconfig
     monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.3)
     writer = server.IncidentWriter(server.load_api_client(), "ns")
     with pytest.raises(Exception, match="(?i)timed? ?out"):
@@ -108,19 +106,15 @@ def test_the_bridge_asks_a_silent_api_server_once_not_four_times(
     assert len(accepted) == 1
 
 
-def test_the_plugin_asks_a_silent_api_server_once(
-    silent_listener: tuple[int, list[socket.socket]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_plugin_asks_a_silent_api_server_once(silent_kubeconfig: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # A person running `kubectl recall` waited four read timeouts on a server that never answered.
     from recall_operator.plugin import Cluster
 
-    port, accepted = silent_listener
-    config = tmp_path / "kubeconfig"
-    config.write_text(KUBECONFIG % port)
+    config, accepted = silent_kubeconfig
     monkeypatch.setattr(kube, "API_READ_TIMEOUT", 0.3)
     cluster = Cluster(str(config), None, "ns")
     assert cluster.namespace == "ns"
     ended = _call(cluster.api)
     cluster.close()
-    assert ended is not None and ("timed out" in str(ended).lower() or "timeout" in type(ended).__name__.lower())
+    assert _timed_out(ended), repr(ended)
     assert len(accepted) == 1, f"asked {len(accepted)} times"
