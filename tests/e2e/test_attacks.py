@@ -373,6 +373,19 @@ def _resolved_seen(env: Env) -> None:
     wait_for("inc-seen's outcome in memory", lambda: env.status_field("inc-seen", "memory").get("consolidated"))
 
 
+def _in_memory(env: Env, name: str) -> None:
+    wait_for(f"{name}'s outcome in memory", lambda: env.status_field(name, "memory").get("consolidated"))
+
+
+def _record_kept_and_nothing_proposed(env: Env, namespace: str) -> None:
+    """The run the operator saw is the runbook's whole record, and no Contradiction was proposed in its name."""
+    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
+    assert (runbook_status.get("timesExecuted"), runbook_status.get("timesSucceeded")) == (1, 1), runbook_status
+    proposed = json.loads(env.kubectl("get", "contradictions.recall.dev", "-n", namespace, "-o", "json",
+                                      check=True).stdout)["items"]
+    assert proposed == [], [c["metadata"]["name"] for c in proposed]
+
+
 def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_operator_saw_work(
         env: Env, namespace: str, memory_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Mallory opens copies of a recurrence's report, each resolved by her at once: "the runbook failed,
@@ -386,8 +399,7 @@ def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_ope
                     "spec": {**words, "resolution": claim}}
             proc = env.as_user(MALLORY, "create", "-f", "-", input=json.dumps(body))
             assert proc.returncode == 0, proc.stderr
-            wait_for(f"inc-copy-{i}'s outcome in memory",
-                     lambda i=i: env.status_field(f"inc-copy-{i}", "memory").get("consolidated"))
+            _in_memory(env, f"inc-copy-{i}")
         env.create_incident("inc-next", words, {"recall.dev/opened-by": "olga"})
         after = _triaged(env, "inc-next")
     assert full.exception is None, full.output
@@ -396,11 +408,7 @@ def test_incidents_one_person_made_up_and_resolved_do_not_outweigh_a_run_the_ope
     assert not any("precedents disagree" in w or "tried before" in w for w in after["warnings"] or []), after
     assert any(f"on the word of {MALLORY} alone" in r for r in after["reasons"]), after["reasons"]
     # Her claimed failures count on no record, and the operator proposed no Contradiction in its own name.
-    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
-    assert (runbook_status.get("timesExecuted"), runbook_status.get("timesSucceeded")) == (1, 1), runbook_status
-    proposed = json.loads(env.kubectl("get", "contradictions.recall.dev", "-n", namespace, "-o", "json",
-                                      check=True).stdout)["items"]
-    assert proposed == [], [c["metadata"]["name"] for c in proposed]
+    _record_kept_and_nothing_proposed(env, namespace)
     # Her copies are remembered and shown, for what they are.
     assert {"inc-copy-1", "inc-copy-2"} <= {m["incident"] for m in env.incident_status("inc-next")["matches"]}
     ATTACKS.append("made-up, self-resolved incidents did not outweigh a run the operator saw work")
@@ -420,18 +428,13 @@ def test_failures_claimed_on_other_people_s_incidents_neither_count_nor_block_a_
         for i in (1, 2):
             env.create_incident(f"inc-olga-{i}", words, {"recall.dev/opened-by": "olga"})
             env.resolve_as(MALLORY, f"inc-olga-{i}", claim)
-            wait_for(f"inc-olga-{i}'s outcome in memory",
-                     lambda i=i: env.status_field(f"inc-olga-{i}", "memory").get("consolidated"))
+            _in_memory(env, f"inc-olga-{i}")
         env.create_incident("inc-next", words, {"recall.dev/opened-by": "olga"})
         after = _triaged(env, "inc-next")
     assert full.exception is None, full.output
     assert after["runbook"] == RUNBOOK_NAME, after
     assert not any("tried before" in w for w in after["warnings"] or []), after
-    runbook_status = env.get("runbooks.recall.dev", RUNBOOK_NAME).get("status") or {}
-    assert (runbook_status.get("timesExecuted"), runbook_status.get("timesSucceeded")) == (1, 1), runbook_status
-    proposed = json.loads(env.kubectl("get", "contradictions.recall.dev", "-n", namespace, "-o", "json",
-                                      check=True).stdout)["items"]
-    assert proposed == [], [c["metadata"]["name"] for c in proposed]
+    _record_kept_and_nothing_proposed(env, namespace)
     # Remembered and shown, for what they are: claims.
     claims = [m for m in env.incident_status("inc-next")["matches"] if m["incident"].startswith("inc-olga-")]
     assert claims and all(m["actions"][0].get("reported") is True for m in claims), claims

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from recall_operator.domain.consolidation import runbook_history
+from recall_operator.domain.consolidation import as_first_resolved, runbook_history
 from recall_operator.domain.models import Action, EpisodicMemory
 from recall_operator.domain.similarity import FEATURES_VERSION, Recalled, memory_features
 from recall_operator.memory.base import (
@@ -74,6 +74,18 @@ async def test_a_memory_keeps_its_object_uid_and_which_actions_the_operator_obse
     back = await backend.get("inc-0002", "default")
     assert back is not None and back.uid == memory.uid
     assert back.resolution.actions[0].observed and not back.resolution.actions[1].observed
+
+
+async def test_a_corrected_memory_keeps_its_first_confirmed_root_cause(backend: MemoryBackend, history: Any) -> None:
+    # A contradiction's sides are read from it: a later restatement must not be all memory gives back.
+    first = history.memory("inc-0003")
+    restated = first.model_copy(update={"resolution": first.resolution.model_copy(
+        update={"root_cause": "restated by one responder with another condition's words"})})
+    corrected = as_first_resolved(first, restated)
+    await backend.remember(corrected)
+    back = await backend.get("inc-0003", "default")
+    assert back is not None and back.resolution.root_cause == restated.resolution.root_cause
+    assert back.first_cause == first.resolution.root_cause != back.resolution.root_cause
 
 
 async def test_the_same_incident_in_two_namespaces_is_two_memories(backend: MemoryBackend, history: Any) -> None:

@@ -57,11 +57,11 @@ class Topology:
             if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
                 raise TopologyError(f"topology entry {service!r}: dependsOn must be a list of service names")
             graph[str(service)] = frozenset(deps)
-        named = len(set(graph) | {d for deps in graph.values() for d in deps})
-        if named > MAX_SERVICES:
+        topology = cls(graph)
+        if len(topology.services) > MAX_SERVICES:
             # Depths are worked out for every answer: a graph this large is a mistake, not a platform.
-            raise TopologyError(f"topology names {named} services, more than {MAX_SERVICES}")
-        return cls(graph)
+            raise TopologyError(f"topology names {len(topology.services)} services, more than {MAX_SERVICES}")
+        return topology
 
     def neighbours(self, service: str) -> frozenset[str]:
         """Services adjacent to `service`: the ones it calls and the ones that call it."""
