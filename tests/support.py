@@ -144,17 +144,22 @@ def until_bindings_released(kubectl: Callable[..., Any], bindings: list[str]) ->
     was refused by an opener policy a module before had just deleted (CI,
     twice). A server-side dry run of an Incident with no opener goes through
     admission and stores nothing; only an Incident binding can name itself in
-    its refusal, which is the one the next modules meet.
+    its refusal, which is the one the next modules meet, and an unsigned
+    reconciled Contradiction probes the reconciliation's binding.
     """
     import yaml
 
     incident = yaml.safe_load(SAMPLE_INCIDENT.read_text())
     incident["metadata"] = {"name": "policy-probe", "namespace": "default"}
-    text = json.dumps(incident)
+    contradiction = {"apiVersion": "recall.dev/v1alpha1", "kind": "Contradiction",
+                     "metadata": {"name": "policy-probe", "namespace": "default"},
+                     "spec": {"topic": "probe", "memories": ["a", "b"],
+                              "resolution": {"state": "reconciled", "note": "probe"}}}
+    probes = [json.dumps(incident), json.dumps(contradiction)]
 
     def released() -> bool:
-        proc = kubectl("create", "--dry-run=server", "-f", "-", input=text)
-        return not any(b in proc.stderr for b in bindings)
+        return not any(b in kubectl("create", "--dry-run=server", "-f", "-", input=text).stderr
+                       for text in probes for b in bindings)
 
     wait_for(f"the API server to stop enforcing {', '.join(bindings)}", released, deadline=60)
 

@@ -10,6 +10,7 @@ finds it on PATH. It talks to the cluster of the current kubeconfig (or
     kubectl recall set INCIDENT NAME=VALUE ... (NAME= removes it)
     kubectl recall resolve INCIDENT --root-cause TEXT --summary TEXT [--runbook RB]
                                     --action "what was done=succeeded|failed|partial" ... [--confirmed-by USER]
+    kubectl recall reconcile CONTRADICTION --note TEXT | --reopen
 
 The rendering functions are pure (a status dict in, text out) so that what a
 person reads at 3 a.m. is tested without a cluster.
@@ -283,13 +284,13 @@ def next_step(incident: Mapping[str, Any]) -> str:
             " --root-cause ... --summary ... --action 'what you did=succeeded'")
 
 
-def not_found_message(name: str, namespace: str, existing: Sequence[str]) -> str:
+def not_found_message(name: str, namespace: str, existing: Sequence[str], kind: str = "Incident") -> str:
     if existing:
         shown = ", ".join(sorted(existing)[:20]) + (" ..." if len(existing) > 20 else "")
-        return (f"no Incident {name!r} in namespace {namespace}. Incidents there: {shown}."
+        return (f"no {kind} {name!r} in namespace {namespace}. {kind}s there: {shown}."
                 " (Another namespace? add -n NAMESPACE)")
-    return (f"no Incident {name!r} in namespace {namespace}, and none at all there."
-            " Wrong namespace? add -n NAMESPACE, or list them: kubectl get incidents -A")
+    return (f"no {kind} {name!r} in namespace {namespace}, and none at all there."
+            f" Wrong namespace? add -n NAMESPACE, or list them: kubectl get {kind.lower()}s -A")
 
 
 def not_triaged_message(incident: Mapping[str, Any]) -> str | None:
@@ -369,6 +370,30 @@ def same_decision(existing: Mapping[str, Any], manifest: Mapping[str, Any]) -> b
     """Whether an Approval found under this person's name is their own decision on this plan."""
     mine, found = manifest["spec"], existing.get("spec") or {}
     return all(found.get(k) == mine[k] for k in ("incident", "planHash", "decision", "approver"))
+
+
+def render_contradiction(contradiction: Mapping[str, Any]) -> str:
+    """What a Contradiction's memories claim, and whether and by whom it was reconciled."""
+    contradiction = shown(contradiction)
+    spec = contradiction.get("spec") or {}
+    res = spec.get("resolution") or {}
+    lines = [f"contradiction {(contradiction.get('metadata') or {}).get('name')}: {spec.get('topic')}"]
+    lines += [f"  {c.get('memory')}: {c.get('claim')}" for c in spec.get("claims") or []]
+    if res.get("state") == "reconciled":
+        lines.append(f"  reconciled by {res.get('reconciledBy') or 'nobody who signed it'}: {res.get('note')}")
+    else:
+        lines.append("  open: answers that recall these memories stay advisory")
+    return "\n".join(lines)
+
+
+def reconciliation(note: str, user: str, now: datetime) -> dict[str, Any]:
+    """A Contradiction's spec.resolution, reconciled and signed by `user` (admission checks the name)."""
+    return {"state": "reconciled", "note": note, "reconciledBy": user,
+            "reconciledAt": now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+# Opened again: the signature and its time go (a merge patch removes a key set to null); the note stays.
+REOPENED = {"state": "open", "reconciledBy": None, "reconciledAt": None}
 
 
 def parse_action(text: str) -> dict[str, str]:
@@ -473,26 +498,34 @@ class Cluster:
                               " and is this the right kubeconfig/context?") from exc
 
     def incident(self, name: str) -> dict[str, Any]:
+        return self._named("Incident", name)
+
+    def contradiction(self, name: str) -> dict[str, Any]:
+        return self._named("Contradiction", name)
+
+    def _named(self, kind: str, name: str) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
+        plural = kind.lower() + "s"
         if len(name) > 253 or not _OBJECT_NAME.fullmatch(name):
             # `inc-e/status` addressed the status subresource: an outcome "recorded" there was dropped.
-            raise PluginError(f"{name!r} is not an Incident name (lowercase letters, digits, '-' and '.')")
+            raise PluginError(f"{name!r} is not a{'n' if kind[0] in 'AEIOU' else ''} {kind} name"
+                              " (lowercase letters, digits, '-' and '.')")
         try:
-            return self._call("read incidents", self.objects.get_namespaced_custom_object,
-                              GROUP, VERSION, self.namespace, "incidents", name)
+            return self._call(f"read {plural}", self.objects.get_namespaced_custom_object,
+                              GROUP, VERSION, self.namespace, plural, name)
         except ApiException as exc:
             if exc.status != 404:
                 raise
         try:
-            items = self._call("list incidents", self.objects.list_namespaced_custom_object,
-                               GROUP, VERSION, self.namespace, "incidents")["items"]
+            items = self._call(f"list {plural}", self.objects.list_namespaced_custom_object,
+                               GROUP, VERSION, self.namespace, plural)["items"]
         except ApiException as exc:
             if exc.status == 404:
-                raise PluginError("the recall.dev CRDs are not installed in this cluster (no incidents resource);"
+                raise PluginError(f"the recall.dev CRDs are not installed in this cluster (no {plural} resource);"
                                   " install them: kubectl apply -f crds/") from exc
             raise
-        raise PluginError(not_found_message(name, self.namespace, [i["metadata"]["name"] for i in items]))
+        raise PluginError(not_found_message(name, self.namespace, [i["metadata"]["name"] for i in items], kind))
 
     def runbook_names(self) -> list[str] | None:
         """The Runbooks of the namespace; None when this user may not list them."""
@@ -515,10 +548,10 @@ class Cluster:
                                 {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
         except Exception as exc:
             raise PluginError(f"cannot tell who you are (SelfSubjectReview failed: {exc});"
-                              " the approver must be the authenticated user, so nothing was created") from exc
+                              " what the plugin writes is signed with the authenticated user, so nothing was written") from exc
         user = review.status.user_info.username if review.status and review.status.user_info else None
         if not user:
-            raise PluginError("the API server did not say who you are; nothing was created")
+            raise PluginError("the API server did not say who you are; nothing was written")
         return str(user)
 
     def create_approval(self, manifest: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -585,18 +618,24 @@ class Cluster:
         body = {"metadata": {"annotations": {PARAMETERS_BY_ANNOTATION: user}}, "spec": {"parameters": dict(values)}}
         return self._patch_spec(name, body, "the parameters")
 
-    def _patch_spec(self, name: str, body: dict[str, Any], what: str) -> dict[str, Any]:
+    def resolve_contradiction(self, contradiction: Mapping[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+        """Write spec.resolution, only if nobody changed the Contradiction since it was read."""
+        meta = contradiction.get("metadata") or {}
+        body = {"metadata": {"resourceVersion": meta.get("resourceVersion")}, "spec": {"resolution": value}}
+        return self._patch_spec(str(meta.get("name")), body, "the reconciliation", "contradictions")
+
+    def _patch_spec(self, name: str, body: dict[str, Any], what: str, plural: str = "incidents") -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
         try:
-            return self._call("patch incidents", self.objects.patch_namespaced_custom_object,
-                              GROUP, VERSION, self.namespace, "incidents", name, body, _content_type=MERGE_PATCH)
+            return self._call(f"patch {plural}", self.objects.patch_namespaced_custom_object,
+                              GROUP, VERSION, self.namespace, plural, name, body, _content_type=MERGE_PATCH)
         except ApiException as exc:
             if exc.status in (400, 422):
                 raise PluginError(f"the API server refused {what}: {_api_message(exc)}") from exc
             if exc.status == 409:
-                raise PluginError(f"incident {name} changed while {what} was being written (someone else recorded"
-                                  " one): read it again and retry") from exc
+                raise PluginError(f"{plural[:-1]} {name} changed while {what} was being written (someone else"
+                                  " wrote it meanwhile): read it again and retry") from exc
             raise
 
 
@@ -770,8 +809,33 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reconcile(cluster: Cluster, args: argparse.Namespace) -> int:
+    contradiction = cluster.contradiction(args.contradiction)
+    state = ((contradiction.get("spec") or {}).get("resolution") or {}).get("state") or "open"
+    print(render_contradiction(contradiction))
+    if args.reopen:
+        if state == "open":
+            raise PluginError(f"contradiction {args.contradiction} is open already; nothing was changed")
+        cluster.resolve_contradiction(contradiction, dict(REOPENED))
+        print(f"opened contradiction {args.contradiction} again: answers that recall its memories stay advisory"
+              " until someone reconciles it")
+        return 0
+    note = (args.note or "").strip()
+    if not note and sys.stdin.isatty():
+        note = _ask("How do the claims fit together (which condition calls for which fix)?")
+    if not note:
+        raise PluginError("a reconciliation says how the claims fit together: pass --note TEXT; nothing was changed")
+    user = cluster.username()
+    cluster.resolve_contradiction(contradiction, reconciliation(note, user, datetime.now(UTC)))
+    print(f"reconciled contradiction {args.contradiction}, signed by {user}: an answer that recalls its memories may"
+          " be actionable again, and its reasons quote your note. Undo: kubectl recall reconcile"
+          f" {args.contradiction} --reopen")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kubectl recall", description="Incident memory: why, approve, reject, set, resolve.")
+    p = argparse.ArgumentParser(prog="kubectl recall",
+                                description="Incident memory: why, approve, reject, set, resolve, reconcile.")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-n", "--namespace", default=None, help="the Incident's namespace (default: the context's)")
     common.add_argument("--kubeconfig", default=None)
@@ -812,6 +876,14 @@ def build_parser() -> argparse.ArgumentParser:
                         " (the other options as it should now read), saying why; the newest correction is what"
                         " memory holds")
     r.set_defaults(func=cmd_resolve)
+
+    c = sub.add_parser("reconcile", parents=[common],
+                       help="say how a Contradiction's claims fit together, signed as you (or open it again)")
+    c.add_argument("contradiction")
+    how = c.add_mutually_exclusive_group()
+    how.add_argument("--note", default=None, help="which condition calls for which fix")
+    how.add_argument("--reopen", action="store_true", help="the claims disagree again: hold their answers advisory")
+    c.set_defaults(func=cmd_reconcile)
     return p
 
 

@@ -1,4 +1,5 @@
-"""What the e2e tests share: the cart Runbook, a kubectl wrapper for one namespace, the execution-only operator.
+"""What the e2e tests share: the cart Runbook, a kubectl wrapper for one namespace, the execution-only operator,
+the installed `kubectl recall`.
 
 tests/e2e is on sys.path (pytest's rootdir-relative import of this folder), so ``from kit import ...``.
 """
@@ -7,12 +8,18 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import kopf
+import pytest
 from kopf.testing import KopfRunner
 
 from recall_operator.domain.execution import seal
@@ -163,3 +170,17 @@ def kept_default_registry() -> Iterator[None]:
         yield
     finally:
         kopf.set_default_registry(default)
+
+
+def plugin_command() -> list[str]:
+    script = Path(sys.executable).with_name("kubectl-recall")
+    found = str(script) if script.exists() else shutil.which("kubectl-recall")
+    if not found:
+        pytest.fail("the kubectl-recall console script is not installed (pip install -e .)", pytrace=False)
+    return [found]
+
+
+def recall(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `kubectl recall` as a person would; stdin is not a terminal here, so it never prompts."""
+    return subprocess.run([*plugin_command(), *args], capture_output=True, text=True, timeout=120,
+                          input=input if input is not None else "", env=dict(os.environ))

@@ -3,21 +3,25 @@
 Two incidents of one failure pattern are resolved differently; the operator
 must propose an open Contradiction naming both with their claims, a third
 look-alike must then be advisory with both claims shown, and once a person
-reconciles it the third one is no longer held back by it.
+reconciles it (`kubectl recall reconcile`, signed) the third one is no longer
+held back by it, and its reasons say who reconciled it and how.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kit import recall
 from recall_operator_dev.demo import apply, import_outcome, wait_for
 
 pytestmark = pytest.mark.integration
 
 DEADLINE_S = 120.0
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
 SPEC = {
     "service": "orders-consumer",
     "severity": "high",
@@ -92,11 +96,36 @@ def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_th
     warnings = " ".join(rec.get("warnings", []))
     assert "open contradiction" in warnings and "inc-a:" in warnings and "inc-b:" in warnings
 
-    # A person reconciles it: the contradiction no longer holds the recommendation back.
+    # A person holding the chart's recall-reconciler role reconciles it with `kubectl recall`, which signs it:
+    # the contradiction no longer holds the recommendation back, and the reasons say who said what.
     name = proposed[0]["metadata"]["name"]
-    kubectl("patch", "contradiction", name, "-n", namespace, "--type=merge", "-p",
-            json.dumps({"spec": {"resolution": {"state": "reconciled", "note": "small batches are the default"}}}),
-            check=True)
-    wait_for("inc-c re-evaluated without the open contradiction",
-             lambda: "open contradiction" not in " ".join(get_status("inc-c").get("recommendation", {}).get("warnings", [])),
+    kubectl("apply", "--server-side", "--force-conflicts", "-f", str(MANIFESTS / "namespace-restricted.yaml"),
+            "-f", str(MANIFESTS / "rbac.yaml"), check=True)
+    kubectl("create", "rolebinding", "reconciler-rita", "--clusterrole=recall-reconciler", "--user=rita",
+            "-n", namespace, check=True)
+    done = recall("reconcile", name, "-n", namespace, "--as", "rita", "--note", "small batches are the default")
+    assert done.returncode == 0, done.stderr
+    assert "inc-a: " in done.stdout and f"reconciled contradiction {name}, signed by rita" in done.stdout
+    resolution = _contradictions(kubectl, namespace)[0]["spec"]["resolution"]
+    assert (resolution["state"], resolution["reconciledBy"], resolution["note"]) == (
+        "reconciled", "rita", "small batches are the default")
+    assert resolution["reconciledAt"].endswith("Z")
+    rec = wait_for("inc-c re-evaluated without the open contradiction",
+                   lambda: (r := get_status("inc-c").get("recommendation", {}))
+                   and "open contradiction" not in " ".join(r.get("warnings", [])) and r, timeout=DEADLINE_S)
+    assert any(line.startswith(f"contradiction {name} was reconciled by rita on ")
+               and line.endswith(": small batches are the default") for line in rec["reasons"]), rec["reasons"]
+
+    # Opened again, it holds the answer back again; the note stays, the signature goes.
+    again = recall("reconcile", name, "-n", namespace, "--as", "rita", "--reopen")
+    assert again.returncode == 0, again.stderr
+    assert _contradictions(kubectl, namespace)[0]["spec"]["resolution"] == {
+        "state": "open", "note": "small batches are the default"}
+    wait_for("inc-c held back by the contradiction again",
+             lambda: "open contradiction" in " ".join(get_status("inc-c").get("recommendation", {}).get("warnings", [])),
              timeout=DEADLINE_S)
+    # A responder may not write Contradictions: the plugin says which role is missing.
+    kubectl("create", "rolebinding", "responder-olga", "--clusterrole=recall-responder", "--user=olga",
+            "-n", namespace, check=True)
+    refused = recall("reconcile", name, "-n", namespace, "--as", "olga", "--note", "whatever")
+    assert refused.returncode == 1 and "not allowed to read contradictions" in refused.stderr, refused.stderr

@@ -8,14 +8,11 @@ and the plugin reads it, approves its plan and records its outcome.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kit import recall
 
 from recall_operator import metrics
 from recall_operator_dev.demo import Step, apply, incident_status, load_history, wait_for
@@ -59,20 +56,6 @@ def _past(i: int) -> Step:
             "confirmedBy": "oncall-a",
         }},
     })
-
-
-def plugin_command() -> list[str]:
-    script = Path(sys.executable).with_name("kubectl-recall")
-    found = str(script) if script.exists() else shutil.which("kubectl-recall")
-    if not found:
-        pytest.fail("the kubectl-recall console script is not installed (pip install -e .)", pytrace=False)
-    return [found]
-
-
-def recall(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    # stdin is not a terminal here, so the plugin never prompts.
-    return subprocess.run([*plugin_command(), *args], capture_output=True, text=True, timeout=120,
-                          input=input if input is not None else "", env=dict(os.environ))
 
 
 def until(what: str, check: Any) -> Any:

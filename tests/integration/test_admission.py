@@ -124,7 +124,8 @@ def eventually_refused(attempt: Callable[[], Any], *words: str, what: str, deadl
 
 
 POLICIES = ("recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",
-            "recall-approval-open-incident", "recall-operator-jobs", "recall-operator-job-runbook")
+            "recall-approval-open-incident", "recall-operator-jobs", "recall-operator-job-runbook",
+            "recall-contradiction-reconciler")
 
 
 def test_policies_type_check_cleanly(kubectl: Callable[..., Any], policies: None) -> None:
@@ -655,6 +656,78 @@ def test_other_users_jobs_where_no_runbook_is_are_not_the_policys_business(
             kubectl("create", "rolebinding", "olga-jobs", "--clusterrole=edit", "--user=olga", "-n", ns, check=True)
         ok = create(kubectl, plain, as_user=user, dry_run=True)
         assert ok.returncode == 0, f"{user or 'the admin'}'s own Job where no Runbook is: {ok.stderr}"
+
+
+def contradiction(ns: str, name: str, resolution: dict[str, Any] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"topic": "consumer lag: scale out or cap concurrency",
+                            "memories": ["inc-0007", "inc-0024"],
+                            "claims": [{"memory": "inc-0007", "claim": "scaling consumers out cleared the lag"},
+                                       {"memory": "inc-0024", "claim": "capping concurrency cleared the lag"}]}
+    if resolution is not None:
+        spec["resolution"] = resolution
+    return {"apiVersion": "recall.dev/v1alpha1", "kind": "Contradiction",
+            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+
+def reconcile(kubectl: Callable[..., Any], ns: str, name: str, resolution: dict[str, Any], as_user: str | None) -> Any:
+    return kubectl("patch", "contradiction", name, "-n", ns, "--type=merge",
+                   "-p", json.dumps({"spec": {"resolution": resolution}}), as_user=as_user)
+
+
+def test_a_reconciliation_is_signed_by_whoever_reconciles(kubectl: Callable[..., Any], approvers: str) -> None:
+    """A reconciled Contradiction lets an answer it held advisory be actionable again: the API server signs it.
+
+    Before, reconciledBy was free text: anyone who could write Contradictions
+    lifted the gate in another person's name, and the operator's own account
+    (which proposes Contradictions) could reconcile one.
+    """
+    ns = approvers
+    for user in ("rita", "ravi"):
+        kubectl("create", "rolebinding", f"reconciler-{user}", "--clusterrole=recall-reconciler",
+                f"--user={user}", "-n", ns, check=True)
+    note = {"state": "reconciled", "note": "scale out when consumers starve; cap concurrency when they run out of memory"}
+    # Proposing an open one needs no signature: an open Contradiction keeps its answers advisory.
+    ok = create(kubectl, contradiction(ns, "lag-fix"), as_user="rita")
+    assert ok.returncode == 0, ok.stderr
+    eventually_refused(lambda: reconcile(kubectl, ns, "lag-fix", {**note, "reconciledBy": "ravi"}, "rita"),
+                       "spec.resolution.reconciledBy must be you (rita)", "not ravi",
+                       what="rita reconciles a contradiction in ravi's name")
+    refused(reconcile(kubectl, ns, "lag-fix", note, "rita"), "must be you (rita)", "it is missing",
+            what="rita reconciles a contradiction unsigned")
+    refused(create(kubectl, contradiction(ns, "born-reconciled", {**note, "reconciledBy": "ravi"}), as_user="rita"),
+            "must be you (rita)", what="rita creates a contradiction reconciled in ravi's name")
+    refused(create(kubectl, contradiction(ns, "by-admin", {**note, "reconciledBy": "rita"})), f"must be you ({ADMIN})",
+            what="the admin creates a contradiction reconciled in rita's name")
+    ok = reconcile(kubectl, ns, "lag-fix", {**note, "reconciledBy": "rita"}, "rita")
+    assert ok.returncode == 0, ok.stderr
+
+    # Whoever changes a reconciled one signs it anew; a label, or opening it again, needs no signature.
+    changed = {**note, "note": "always scale out", "reconciledBy": "rita"}
+    refused(reconcile(kubectl, ns, "lag-fix", changed, "ravi"), "must be you (ravi)", "not rita",
+            what="ravi rewrites rita's reconciliation under her name")
+    refused(kubectl("patch", "contradiction", "lag-fix", "-n", ns, "--type=json", "-p", json.dumps(
+        [{"op": "replace", "path": "/spec/claims/1/claim", "value": "capping never helped"}]), as_user="ravi"),
+        "must be you (ravi)", what="ravi rewrites a claim of a reconciled contradiction")
+    ok = kubectl("label", "contradiction", "lag-fix", "-n", ns, "team=payments", as_user="ravi")
+    assert ok.returncode == 0, ok.stderr
+    ok = reconcile(kubectl, ns, "lag-fix", {**changed, "reconciledBy": "ravi"}, "ravi")
+    assert ok.returncode == 0, ok.stderr
+    ok = reconcile(kubectl, ns, "lag-fix", {"state": "open"}, "rita")
+    assert ok.returncode == 0, ok.stderr
+    body = json.loads(kubectl("get", "contradiction", "lag-fix", "-n", ns, "-o", "json", check=True).stdout)
+    assert body["spec"]["resolution"] == {"state": "open", "note": "always scale out", "reconciledBy": "ravi"}
+
+    # The operator's account proposes and never reconciles, even signed as itself.
+    ok = create(kubectl, contradiction(ns, "proposed"), as_user=OPERATOR)
+    assert ok.returncode == 0, ok.stderr
+    refused(reconcile(kubectl, ns, "proposed", {**note, "reconciledBy": OPERATOR}, OPERATOR),
+            "is the operator, which proposes Contradictions and never reconciles one",
+            what="the operator's account reconciles a contradiction")
+    # Neither a responder writes them, nor a reconciler deletes one (an open one's gate would go unsigned).
+    refused(create(kubectl, contradiction(ns, "by-responder"), as_user="mallory"), "forbidden",
+            what="a responder writes a contradiction")
+    refused(kubectl("delete", "contradiction", "proposed", "-n", ns, as_user="rita"), "forbidden",
+            what="a reconciler deletes an open contradiction")
 
 
 def test_zz_report(policies: None) -> None:

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from recall_operator.domain.consolidation import count_runbook_outcomes, unvouched
-from recall_operator.domain.models import RunbookRecord
-from recall_operator.domain.recommend import assess
+from recall_operator.domain.models import ContradictionResolution, RunbookRecord
+from recall_operator.domain.recommend import NOTE_SHOWN, assess
 from domain_builders import (
     KAFKA_TEXT,
     REDIS_TEXT,
@@ -109,6 +109,31 @@ def test_kafka_contradiction_is_advisory_and_shows_both_claims() -> None:
     done = contradiction("kafka-poll", dict(zip(c.spec.memories, ("a", "b"))), state="reconciled")
     again = assess(incident(service="kafka-orders", **KAFKA_TEXT), [older, newer], context(catalog=[KAFKA_RAISE, KAFKA_LOWER], contradictions=[done]))
     assert not any("open contradiction" in w for w in again.recommendation.warnings)
+
+
+def test_a_reconciled_contradiction_says_who_reconciled_it_and_how_the_claims_fit() -> None:
+    """Its note tells on-call which condition calls for which fix; who signed it is what lifted the gate."""
+    older = memory("inc-0007", service="kafka-orders", runbook=KAFKA_RAISE.name, resolved_at=T0, **KAFKA_TEXT)
+    newer = memory("inc-0023", service="kafka-orders", runbook=KAFKA_LOWER.name, resolved_at=T0 + timedelta(days=20),
+                   **KAFKA_TEXT)
+    base = contradiction("kafka-poll", {"inc-0007": "raise the interval", "inc-0023": "lower the records"})
+
+    def reasons(resolution: dict[str, str]) -> list[str]:
+        c = base.model_copy(update={"spec": base.spec.model_copy(update={
+            "resolution": ContradictionResolution.model_validate(resolution)})})
+        ctx = context(catalog=[KAFKA_RAISE, KAFKA_LOWER], contradictions=[c])
+        return assess(incident(service="kafka-orders", **KAFKA_TEXT), [older, newer], ctx).recommendation.reasons
+
+    note = "raise the interval when a batch is slow;\n  lower the records when consumers deadlock"
+    signed = reasons({"state": "reconciled", "note": note, "reconciledBy": "rita",
+                      "reconciledAt": "2026-03-02T10:00:00Z"})
+    assert ("contradiction kafka-poll was reconciled by rita on 2026-03-02: raise the interval when a batch is slow; "
+            "lower the records when consumers deadlock") in signed, signed
+    unsigned = reasons({"state": "reconciled", "note": "x " * 400})
+    line = next(r for r in unsigned if r.startswith("contradiction kafka-poll was reconciled"))
+    assert line.startswith("contradiction kafka-poll was reconciled (unsigned): x x") and line.endswith("...")
+    assert len(line) < NOTE_SHOWN + 60
+    assert not any("was reconciled" in r for r in reasons({"state": "open", "note": note}))
 
 
 def test_a_runbook_whose_last_attempt_failed_is_never_actionable() -> None:

@@ -67,7 +67,7 @@ def test_operator_role_is_what_the_operator_calls() -> None:
     assert ("", "configmaps", "update") not in g
 
 
-def test_approver_and_viewer_are_narrow() -> None:
+def test_people_s_roles_are_narrow() -> None:
     # Reading Approvals back is how an approver sees the verdict (kubectl recall approve --wait).
     assert grants("recall-approver") == {
         *(("recall.dev", "approvals", v) for v in ("create", "get", "list", "watch")),
@@ -80,6 +80,13 @@ def test_approver_and_viewer_are_narrow() -> None:
         *(("recall.dev", "incidents", v) for v in ("get", "list", "watch", "create", "patch", "update")),
         ("recall.dev", "runbooks", "get"),
         ("recall.dev", "runbooks", "list"),
+    }
+    # A reconciler writes Contradictions and reads the Incidents they name; deleting an open one would lift its
+    # gate unsigned, so that stays an administrator's.
+    assert grants("recall-reconciler") == {
+        *(("recall.dev", "contradictions", v) for v in ("get", "list", "watch", "create", "patch", "update")),
+        ("recall.dev", "incidents", "get"),
+        ("recall.dev", "incidents", "list"),
     }
     viewer = grants("recall-viewer")
     assert viewer == {("recall.dev", k, v) for k in KINDS for v in ("get", "list", "watch")}
@@ -100,7 +107,8 @@ def test_every_policy_is_bound_to_deny_everywhere() -> None:
     policies = by_kind("admission.yaml", "ValidatingAdmissionPolicy")
     bindings = by_kind("admission.yaml", "ValidatingAdmissionPolicyBinding")
     assert set(policies) == {"recall-approval-identity", "recall-incident-opener", "recall-outcome-identity",
-                             "recall-approval-open-incident", "recall-operator-jobs", "recall-operator-job-runbook"}
+                             "recall-approval-open-incident", "recall-operator-jobs", "recall-operator-job-runbook",
+                             "recall-contradiction-reconciler"}
     bound = {b["spec"]["policyName"]: b for b in bindings.values()}
     assert set(bound) == set(policies)
     for name, b in bound.items():

@@ -151,6 +151,43 @@ def test_not_triaged_and_not_found_say_what_to_do() -> None:
     assert plugin.not_triaged_message(INCIDENT) is None
     assert "Incidents there: inc-1, inc-2" in plugin.not_found_message("inc-3", "ns", ["inc-2", "inc-1"])
     assert "none at all" in plugin.not_found_message("inc-3", "ns", [])
+    lost = plugin.not_found_message("lag", "ns", ["lag-fix"], "Contradiction")
+    assert "no Contradiction 'lag' in namespace ns. Contradictions there: lag-fix." in lost
+    assert "kubectl get contradictions -A" in plugin.not_found_message("lag", "ns", [], "Contradiction")
+
+
+CONTRADICTION: dict[str, Any] = {
+    "metadata": {"name": "lag-fix", "namespace": "payments"},
+    "spec": {"topic": "consumer lag: scale out or cap concurrency", "memories": ["inc-7", "inc-9"],
+             "claims": [{"memory": "inc-7", "claim": "scaling out cleared it"},
+                        {"memory": "inc-9", "claim": "capping concurrency\x1b[2J cleared it"}]},
+}
+
+
+def test_a_contradiction_shows_its_claims_and_who_reconciled_it() -> None:
+    text = plugin.render_contradiction(CONTRADICTION)
+    assert text.splitlines()[:3] == ["contradiction lag-fix: consumer lag: scale out or cap concurrency",
+                                     "  inc-7: scaling out cleared it",
+                                     "  inc-9: capping concurrency\\x1b[2J cleared it"]  # escapes reach no terminal
+    assert "open: answers that recall these memories stay advisory" in text
+    signed = copy.deepcopy(CONTRADICTION)
+    signed["spec"]["resolution"] = plugin.reconciliation("out when starved, cap when out of memory", "rita",
+                                                         datetime(2026, 3, 2, 11, 30, 5, 900, tzinfo=UTC))
+    assert signed["spec"]["resolution"] == {"state": "reconciled", "note": "out when starved, cap when out of memory",
+                                            "reconciledBy": "rita", "reconciledAt": "2026-03-02T11:30:05Z"}
+    assert plugin.render_contradiction(signed).endswith("reconciled by rita: out when starved, cap when out of memory")
+    # Opening it again takes the signature away with the merge patch (null removes a key); the note stays.
+    assert plugin.REOPENED == {"state": "open", "reconciledBy": None, "reconciledAt": None}
+
+
+def test_reconcile_takes_a_note_or_reopens_never_both() -> None:
+    parser = plugin.build_parser()
+    args = parser.parse_args(["reconcile", "lag-fix", "--note", "it depends on memory", "-n", "payments"])
+    assert (args.func, args.contradiction, args.note, args.reopen) == (plugin.cmd_reconcile, "lag-fix",
+                                                                      "it depends on memory", False)
+    assert parser.parse_args(["reconcile", "lag-fix", "--reopen"]).reopen is True
+    with pytest.raises(SystemExit):
+        parser.parse_args(["reconcile", "lag-fix", "--reopen", "--note", "x"])
 
 
 def test_approval_is_bound_to_the_plan_hash_and_the_user() -> None:

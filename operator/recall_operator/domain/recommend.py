@@ -331,6 +331,28 @@ def side_reason(near: Side, others: Sequence[Side]) -> str:
     return f"{head} as much as {rest}; the side confirmed last speaks"
 
 
+# How much of a reconciliation's note a reason repeats; the Contradiction holds the rest.
+NOTE_SHOWN = 240
+
+
+def reconciled_reason(contradiction: Contradiction) -> str | None:
+    """Who reconciled a contradiction and what they wrote: the note says which condition calls for which fix.
+
+    On a cluster with the chart's admission policies the API server made
+    reconciledBy the user who wrote the reconciliation; without them (or in
+    an imported history) it may be empty, and the line says so.
+    """
+    res = contradiction.spec.resolution
+    if res.state != "reconciled":
+        return None
+    who = f"by {res.reconciled_by}" if res.reconciled_by else "(unsigned)"
+    when = f" on {res.reconciled_at:%Y-%m-%d}" if res.reconciled_at else ""
+    note = " ".join(res.note.split())
+    if len(note) > NOTE_SHOWN:
+        note = note[: NOTE_SHOWN - 3].rstrip() + "..."
+    return f"contradiction {contradiction.name} was reconciled {who}{when}: {note}"
+
+
 def gather(
     incident: Incident,
     scored: Sequence[ScoredMemory],
@@ -419,12 +441,16 @@ def gather(
     linked: list[ScoredMemory] = []
     by_name = {s.memory.incident: s for s in scored}
     sides = contradiction_sides(incident, ctx.contradictions, members, scored, fix_of)
+    by_contradiction = {c.name: c for c in ctx.contradictions}
     for ranked_sides in sides:
         near, others = ranked_sides[0], ranked_sides[1:]
         for side in others:
             overruled.update(side.memories)
         linked += [by_name[m] for m in near.memories if by_name[m] not in members and by_name[m] not in linked]
         reasons.append(side_reason(near, others))
+        said = reconciled_reason(by_contradiction[near.contradiction])
+        if said:
+            reasons.append(said)
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
     failed = failed_before(considered, ctx.catalog.keys(), proven)
