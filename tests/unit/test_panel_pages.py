@@ -62,11 +62,12 @@ STATUS = {
 }
 
 
-def _source() -> StaticSource:
+def _source(resolution: dict[str, str] | None = None) -> StaticSource:
     contradiction = {"metadata": {"name": "poll-tuning", "namespace": NS},
                      "spec": {"topic": "rebalancing storms", "claims": [
                          {"memory": "inc-0007", "claim": "raising the poll interval stopped it"},
-                         {"memory": "inc-0024", "claim": "raising it made it worse; fewer records fixed it"}]}}
+                         {"memory": "inc-0024", "claim": "raising it made it worse; fewer records fixed it"}],
+                              **({"resolution": resolution} if resolution else {})}}
     # The operator ran the runbook here and saw its steps succeed: its success counts on the Runbook.
     ran = {"execution": {"runbook": "reduce-poll-records", "state": "Succeeded", "approvedBy": "bob",
                          "steps": [{"name": "set-small-batches", "result": "succeeded"}]}}
@@ -122,6 +123,7 @@ def test_the_incident_page_shows_each_number_of_the_status_and_escapes_every_tex
     assert SIDE in text
     resembled = re.findall(r'<div class="claim resembled">\s*<h3>([^<]+)', body)
     assert [r.strip() for r in resembled] == ["inc-0024"]
+    assert 'class="reconciled"' not in body  # open: nobody said how the claims fit
     # the approval, and the panel never approves itself: it says which command to run
     assert "alice" in text and "Accepted" in text
     assert "kubectl recall approve" not in text  # advisory: nothing to approve
@@ -278,6 +280,21 @@ def test_everything_the_panel_serves_ships_in_the_package() -> None:
               if p.is_file() and p.suffix in (".html", ".css", ".svg", ".png", ".js")]
     assert served and not [p for p in served if p.endswith(".js")], "no script is served"
     assert [p for p in served if not any(fnmatch.fnmatch(p, g) for g in globs)] == []
+
+
+def test_a_reconciled_contradiction_shows_who_reconciled_it_and_the_note() -> None:
+    obj = {"metadata": {"name": "poll-tuning"}, "spec": {
+        "topic": "rebalancing storms", "claims": [{"memory": "inc-0024", "claim": "fewer records fixed it"}],
+        "resolution": {"state": "reconciled", "note": "<b>slow</b> batches: raise the interval; hung: fewer records",
+                       "reconciledBy": "rita", "reconciledAt": "2025-05-02T09:30:00Z"}}}
+    status = {"recommendation": {"reasons": [SIDE]}}
+    [view] = views.contradiction_views(status, {"poll-tuning": obj})
+    assert (view.state, view.reconciled) == ("reconciled", "Reconciled by rita on 2025-05-02 09:30 UTC")
+    unsigned = {**obj, "spec": {**obj["spec"], "resolution": {"state": "reconciled", "note": "n"}}}
+    assert views.contradiction_views(status, {"poll-tuning": unsigned})[0].reconciled == "Reconciled (unsigned)"
+    body = asyncio.run(server.incident_page(_source(obj["spec"]["resolution"]), NS, "inc-now", NOW))
+    assert body is not None and "<b>slow" not in body
+    assert "Reconciled by rita on 2025-05-02 09:30 UTC: <b>slow</b> batches: raise the interval" in _page(body)
 
 
 @pytest.mark.parametrize("condition", [0.18, 0.0])  # a side that resembles more, and a tie the newer side wins

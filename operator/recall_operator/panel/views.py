@@ -256,6 +256,8 @@ class ContradictionView:
     claims: list[dict[str, Any]]
     resembles: str  # the decision chain's line, or ""
     found: bool
+    reconciled: str = ""  # who reconciled it and when, "" while it is open
+    note: str = ""  # how its people said the claims fit together
 
 
 def contradiction_views(status: Mapping[str, Any], objs: Mapping[str, Mapping[str, Any]]) -> list[ContradictionView]:
@@ -273,8 +275,15 @@ def contradiction_views(status: Mapping[str, Any], objs: Mapping[str, Mapping[st
         claims = [{"memory": str(c.get("memory") or ""), "claim": str(c.get("claim") or ""),
                    "resembled": str(c.get("memory") or "") in side}
                   for c in spec.get("claims") or [] if isinstance(c, Mapping)]
-        state = str(_status(obj).get("state") or (spec.get("resolution") or {}).get("state") or "open")
-        views.append(ContradictionView(name, str(spec.get("topic") or ""), state, claims, line, bool(obj)))
+        res = spec.get("resolution") or {}
+        state = str(_status(obj).get("state") or res.get("state") or "open")
+        view = ContradictionView(name, str(spec.get("topic") or ""), state, claims, line, bool(obj))
+        if res.get("state") == "reconciled":
+            # Signed by the API server where the chart's admission policies run (recall-contradiction-reconciler).
+            who = f"by {res['reconciledBy']}" if res.get("reconciledBy") else "(unsigned)"
+            when = f" on {day(res['reconciledAt'])}" if res.get("reconciledAt") else ""
+            view.reconciled, view.note = f"Reconciled {who}{when}", str(res.get("note") or "")
+        views.append(view)
     return views
 
 
