@@ -172,15 +172,16 @@ def kept_default_registry() -> Iterator[None]:
         kopf.set_default_registry(default)
 
 
-def plugin_command() -> list[str]:
-    script = Path(sys.executable).with_name("kubectl-recall")
-    found = str(script) if script.exists() else shutil.which("kubectl-recall")
+def console_script(name: str) -> list[str]:
+    """The command this package installed as `name` (`recall`, `kubectl-recall`), beside this Python first."""
+    script = Path(sys.executable).with_name(name)
+    found = str(script) if script.exists() else shutil.which(name)
     if not found:
-        pytest.fail("the kubectl-recall console script is not installed (pip install -e .)", pytrace=False)
+        pytest.fail(f"the {name} console script is not installed (pip install -e .)", pytrace=False)
     return [found]
 
 
 def recall(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run `kubectl recall` as a person would; stdin is not a terminal here, so it never prompts."""
-    return subprocess.run([*plugin_command(), *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([*console_script("kubectl-recall"), *args], capture_output=True, text=True, timeout=120,
                           input=input if input is not None else "", env=dict(os.environ))

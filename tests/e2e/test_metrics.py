@@ -13,10 +13,8 @@ import io
 import json
 import logging
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -25,6 +23,7 @@ from typing import Any
 
 import kopf
 import pytest
+from kit import console_script
 from prometheus import Prometheus, free_port
 from support import wait_for
 
@@ -68,14 +67,6 @@ def http_get(url: str) -> tuple[int, str]:
         return 0, str(exc)
 
 
-def recall_command() -> list[str]:
-    script = Path(sys.executable).with_name("recall")
-    found = str(script) if script.exists() else shutil.which("recall")
-    if not found:
-        pytest.fail("the `recall` console script is not installed (pip install -e .)", pytrace=False)
-    return [found]
-
-
 class Operator:
     def __init__(self, proc: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
         self.proc, self.port, self.log_path = proc, port, log_path
@@ -101,7 +92,7 @@ def recall_run(cluster: Any, namespace: str, tmp_path: Path) -> Iterator[Operato
     log_path = tmp_path / "operator.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [*recall_command(), "run", "--namespace", namespace, "--metrics-port", str(port),
+            [*console_script("recall"), "run", "--namespace", namespace, "--metrics-port", str(port),
              "--memory", "embedded", "--memory-path", str(tmp_path / "memory.sqlite3"), "--log-format", "json"],
             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig)},
             start_new_session=True,
