@@ -280,8 +280,12 @@ def next_step(incident: Mapping[str, Any]) -> str:
     if rec.get("mode") == "actionable" and rec.get("planHash"):
         return (f"kubectl recall approve {name} -n {ns}   (or: kubectl recall reject {name} -n {ns} --reason ...);"
                 f" when it is over: kubectl recall resolve {name} -n {ns} ...")
+    # An open contradiction holds the answer back until someone says how its claims fit together.
+    held = sorted({str(m["contradiction"]) for m in status.get("matches") or [] if m.get("contradiction")})
+    reconcile = (f"; if you know which condition calls for which fix in {', '.join(held)}, say so (role"
+                 f" recall-reconciler): kubectl recall reconcile {held[0]} -n {ns} --note ...") if held else ""
     return (f"act by hand, then record what happened: kubectl recall resolve {name} -n {ns}"
-            " --root-cause ... --summary ... --action 'what you did=succeeded'")
+            f" --root-cause ... --summary ... --action 'what you did=succeeded'{reconcile}")
 
 
 def not_found_message(name: str, namespace: str, existing: Sequence[str], kind: str = "Incident") -> str:

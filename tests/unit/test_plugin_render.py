@@ -156,6 +156,19 @@ def test_not_triaged_and_not_found_say_what_to_do() -> None:
     assert "kubectl get contradictions -A" in plugin.not_found_message("lag", "ns", [], "Contradiction")
 
 
+def test_next_step_says_how_to_lift_an_open_contradiction() -> None:
+    held = copy.deepcopy(INCIDENT)
+    held["status"]["recommendation"] = {"mode": "advisory", "runbook": "scale-out"}
+    held["status"]["matches"] = [{"incident": "inc-7", "contradiction": "lag-fix"},
+                                 {"incident": "inc-9", "contradiction": "lag-fix"}, {"incident": "inc-3"}]
+    step = plugin.next_step(held)
+    assert step.startswith("act by hand, then record what happened: kubectl recall resolve inc-0046 -n payments")
+    assert step.endswith("in lag-fix, say so (role recall-reconciler): kubectl recall reconcile lag-fix -n payments"
+                         " --note ...")
+    held["status"]["matches"] = [{"incident": "inc-3"}]
+    assert "reconcile" not in plugin.next_step(held)
+
+
 CONTRADICTION: dict[str, Any] = {
     "metadata": {"name": "lag-fix", "namespace": "payments"},
     "spec": {"topic": "consumer lag: scale out or cap concurrency", "memories": ["inc-7", "inc-9"],
