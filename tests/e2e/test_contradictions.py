@@ -103,6 +103,8 @@ def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_th
             "-f", str(MANIFESTS / "rbac.yaml"), check=True)
     kubectl("create", "rolebinding", "reconciler-rita", "--clusterrole=recall-reconciler", "--user=rita",
             "-n", namespace, check=True)
+    why = recall("why", "inc-c", "-n", namespace)
+    assert why.returncode == 0 and f"kubectl recall reconcile {name} -n {namespace} --note" in why.stdout, why.stdout
     done = recall("reconcile", name, "-n", namespace, "--as", "rita", "--note", "small batches are the default")
     assert done.returncode == 0, done.stderr
     assert "inc-a: " in done.stdout and f"reconciled contradiction {name}, signed by rita" in done.stdout
