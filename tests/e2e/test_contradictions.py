@@ -112,6 +112,8 @@ def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_th
     assert (resolution["state"], resolution["reconciledBy"], resolution["note"]) == (
         "reconciled", "rita", "small batches are the default")
     assert resolution["reconciledAt"].endswith("Z")
+    listed = kubectl("get", "contradiction", name, "-n", namespace, check=True).stdout.splitlines()
+    assert "RECONCILED BY" in listed[0] and listed[1].split()[-4:-2] == ["reconciled", "rita"], listed
     rec = wait_for("inc-c re-evaluated without the open contradiction",
                    lambda: (r := get_status("inc-c").get("recommendation", {}))
                    and "open contradiction" not in " ".join(r.get("warnings", [])) and r, timeout=DEADLINE_S)
