@@ -384,7 +384,8 @@ def render_contradiction(contradiction: Mapping[str, Any]) -> str:
     lines = [f"contradiction {(contradiction.get('metadata') or {}).get('name')}: {spec.get('topic')}"]
     lines += [f"  {c.get('memory')}: {c.get('claim')}" for c in spec.get("claims") or []]
     if res.get("state") == "reconciled":
-        lines.append(f"  reconciled by {res.get('reconciledBy') or 'nobody who signed it'}: {res.get('note')}")
+        who = f"by {res['reconciledBy']}" if res.get("reconciledBy") else "(unsigned)"
+        lines.append(f"  reconciled {who}: {res.get('note')}")
     else:
         lines.append("  open: answers that recall these memories stay advisory")
     return "\n".join(lines)
@@ -841,7 +842,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kubectl recall",
                                 description="Incident memory: why, approve, reject, set, resolve, reconcile.")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("-n", "--namespace", default=None, help="the Incident's namespace (default: the context's)")
+    common.add_argument("-n", "--namespace", default=None, help="the namespace (default: the context's)")
     common.add_argument("--kubeconfig", default=None)
     common.add_argument("--context", default=None)
     common.add_argument("--as", dest="as_user", default=None, metavar="USER",

@@ -189,6 +189,8 @@ def test_a_contradiction_shows_its_claims_and_who_reconciled_it() -> None:
     assert signed["spec"]["resolution"] == {"state": "reconciled", "note": "out when starved, cap when out of memory",
                                             "reconciledBy": "rita", "reconciledAt": "2026-03-02T11:30:05Z"}
     assert plugin.render_contradiction(signed).endswith("reconciled by rita: out when starved, cap when out of memory")
+    signed["spec"]["resolution"].pop("reconciledBy")
+    assert plugin.render_contradiction(signed).endswith("reconciled (unsigned): out when starved, cap when out of memory")
     # Opening it again takes the signature away with the merge patch (null removes a key); the note stays.
     assert plugin.REOPENED == {"state": "open", "reconciledBy": None, "reconciledAt": None}
 
