@@ -494,7 +494,7 @@ def test_dataset_catalog_applies_in_order(kubectl: Callable[..., Any], k8s_api: 
             seen.add((kind, name))
 
     header, rows = table(kubectl_ok(kubectl, "get", "contradictions", "-n", namespace))
-    assert header == ["NAME", "TOPIC", "STATE", "ACCEPTED", "AGE"]
+    assert header == ["NAME", "TOPIC", "STATE", "RECONCILED BY", "ACCEPTED", "AGE"]
     assert {row[header.index("STATE")] for row in rows} == {"reconciled"}
 
     header, rows = table(kubectl_ok(kubectl, "get", "architecturemigrations", "-n", namespace))
