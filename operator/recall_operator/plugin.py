@@ -32,6 +32,7 @@ from typing import Any
 
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION, parameters_chosen_by
+from recall_operator.domain.contradictions import reconciled_by
 from recall_operator.domain.execution import TERMINAL
 from recall_operator.domain.plan import parameter_refusal
 
@@ -384,8 +385,7 @@ def render_contradiction(contradiction: Mapping[str, Any]) -> str:
     lines = [f"contradiction {(contradiction.get('metadata') or {}).get('name')}: {spec.get('topic')}"]
     lines += [f"  {c.get('memory')}: {c.get('claim')}" for c in spec.get("claims") or []]
     if res.get("state") == "reconciled":
-        who = f"by {res['reconciledBy']}" if res.get("reconciledBy") else "(unsigned)"
-        lines.append(f"  reconciled {who}: {res.get('note')}")
+        lines.append(f"  reconciled {reconciled_by(str(res.get('reconciledBy') or ''))}: {res.get('note')}")
     else:
         lines.append("  open: answers that recall these memories stay advisory")
     return "\n".join(lines)

@@ -103,6 +103,11 @@ def test_disagreeing_outcomes_are_proposed_as_a_contradiction_that_holds_back_th
             "-f", str(MANIFESTS / "rbac.yaml"), check=True)
     kubectl("create", "rolebinding", "reconciler-rita", "--clusterrole=recall-reconciler", "--user=rita",
             "-n", namespace, check=True)
+    unsaid = recall("reconcile", name, "-n", namespace, "--as", "rita")
+    assert unsaid.returncode == 1 and "pass --note TEXT; nothing was changed" in unsaid.stderr, unsaid.stderr
+    already = recall("reconcile", name, "-n", namespace, "--as", "rita", "--reopen")
+    assert already.returncode == 1 and "is open already" in already.stderr, already.stderr
+    assert _contradictions(kubectl, namespace)[0]["spec"]["resolution"] == {"state": "open"}
     why = recall("why", "inc-c", "-n", namespace)
     assert why.returncode == 0 and f"kubectl recall reconcile {name} -n {namespace} --note" in why.stdout, why.stdout
     done = recall("reconcile", name, "-n", namespace, "--as", "rita", "--note", "small batches are the default")

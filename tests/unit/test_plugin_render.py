@@ -446,3 +446,14 @@ def test_a_name_that_is_no_incident_name_is_refused_before_anything_is_sent(
     assert main(["resolve", name, "--root-cause", "rc", "--summary", "s", "--action", "x=succeeded",
                  "--kubeconfig", _closed_port_kubeconfig(tmp_path)]) == 1
     assert "is not an Incident name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["lag-fix/status", "Lag-Fix", "../lag-fix"])
+def test_a_name_that_is_no_contradiction_name_is_refused_before_anything_is_sent(
+    tmp_path: Any, capsys: Any, name: str
+) -> None:
+    from recall_operator.plugin import main
+
+    # The kubeconfig points at a closed port: reaching the API would be another error.
+    assert main(["reconcile", name, "--note", "n", "--kubeconfig", _closed_port_kubeconfig(tmp_path)]) == 1
+    assert "is not a Contradiction name" in capsys.readouterr().err

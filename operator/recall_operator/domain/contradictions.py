@@ -20,6 +20,15 @@ from recall_operator.domain.similarity import ScoredMemory
 SAME_PATTERN_SIMILARITY = 70
 
 
+def reconciled_by(user: str | None) -> str:
+    """How a reconciliation names its author, wherever it is shown: unsigned ones say so.
+
+    The chart's admission policy makes reconciledBy the user who wrote the
+    reconciliation; without it (or in an imported history) it may be empty.
+    """
+    return f"by {user}" if user else "(unsigned)"
+
+
 @dataclass(frozen=True)
 class Proposal:
     name: str

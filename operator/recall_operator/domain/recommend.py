@@ -25,6 +25,7 @@ from recall_operator.domain.catalog import (
     runbook_for_fix,
     written_since,
 )
+from recall_operator.domain.contradictions import reconciled_by
 from recall_operator.domain.consolidation import confirmed_cause, final_outcome, one_voice, runbook_outcome, win_rate
 from recall_operator.domain.guards import (
     STALE_FLOOR,
@@ -336,16 +337,11 @@ NOTE_SHOWN = 240
 
 
 def reconciled_reason(contradiction: Contradiction) -> str | None:
-    """Who reconciled a contradiction and what they wrote: the note says which condition calls for which fix.
-
-    On a cluster with the chart's admission policies the API server made
-    reconciledBy the user who wrote the reconciliation; without them (or in
-    an imported history) it may be empty, and the line says so.
-    """
+    """Who reconciled a contradiction and what they wrote: the note says which condition calls for which fix."""
     res = contradiction.spec.resolution
     if res.state != "reconciled":
         return None
-    who = f"by {res.reconciled_by}" if res.reconciled_by else "(unsigned)"
+    who = reconciled_by(res.reconciled_by)
     when = f" on {res.reconciled_at:%Y-%m-%d}" if res.reconciled_at else ""
     note = " ".join(res.note.split())
     if len(note) > NOTE_SHOWN:

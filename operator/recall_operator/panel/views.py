@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Undefined
 
 from recall_operator.domain.approval_rules import opened_by
+from recall_operator.domain.contradictions import reconciled_by
 from recall_operator.domain.consolidation import current_outcome, one_voice, record_outcome, remembered_outcome, win_rate
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution, RunbookRecord
 from recall_operator.domain.times import parse_time
@@ -279,8 +280,7 @@ def contradiction_views(status: Mapping[str, Any], objs: Mapping[str, Mapping[st
         state = str(_status(obj).get("state") or res.get("state") or "open")
         view = ContradictionView(name, str(spec.get("topic") or ""), state, claims, line, bool(obj))
         if res.get("state") == "reconciled":
-            # Signed by the API server where the chart's admission policies run (recall-contradiction-reconciler).
-            who = f"by {res['reconciledBy']}" if res.get("reconciledBy") else "(unsigned)"
+            who = reconciled_by(str(res.get("reconciledBy") or ""))
             when = f" on {day(res['reconciledAt'])}" if res.get("reconciledAt") else ""
             view.reconciled, view.note = f"Reconciled {who}{when}", str(res.get("note") or "")
         views.append(view)
