@@ -97,13 +97,23 @@ def policies(kubectl: Callable[..., Any]) -> Iterator[None]:
 
 @pytest.fixture
 def served(kubectl: Callable[..., Any], namespace: str, policies: None) -> str:
-    """A namespace with the Runbook in it, once the Jobs policy has loaded (it loads asynchronously)."""
+    """A namespace with the Runbook in it, once both Jobs policies have loaded (each loads asynchronously).
+
+    The Runbook policy reads the namespace's Runbooks as parameters, so it can
+    start refusing later than the first one: waiting on the first alone let a
+    token for an undeclared step through once (CI).
+    """
     proc = create(kubectl, runbook(namespace))
     assert proc.returncode == 0, proc.stderr
-    probe = copy.deepcopy(planned_jobs(namespace)["announce"])
-    pod(probe)["hostPID"] = True
+    host = copy.deepcopy(planned_jobs(namespace)["announce"])
+    pod(host)["hostPID"] = True
     wait_for("the Jobs admission policy to refuse a hostPID Job from the operator",
-             lambda: create(kubectl, probe, as_user=OPERATOR, dry_run=True).returncode != 0, deadline=90)
+             lambda: create(kubectl, host, as_user=OPERATOR, dry_run=True).returncode != 0, deadline=90)
+    token = copy.deepcopy(planned_jobs(namespace)["announce"])
+    pod(token)["volumes"] = [jobkit.api_token_volume()]
+    pod(token)["containers"][0]["volumeMounts"] = [jobkit.api_token_mount()]
+    wait_for("the Runbook admission policy to refuse a token for a step without apiAccess",
+             lambda: create(kubectl, token, as_user=OPERATOR, dry_run=True).returncode != 0, deadline=90)
     return namespace
 
 
