@@ -318,6 +318,10 @@ DISK_LOG = 'ERROR: could not extend file "base/16384/24577": No space left on de
 DISK = memory("inc-disk", service="orders-db", title="orders-db volume full", symptoms=["disk-full"],
               errorSignatures=[DISK_LOG], res=resolution(rootCause="an inactive replication slot kept WAL"))
 REBALANCE = memory("inc-rebalance", service="kafka-orders", res=resolution(rootCause="a slow handler"), **KAFKA_TEXT)
+UNTRUSTED_CA = memory(
+    "inc-untrusted-ca", service="broker", title="new sensors refused by the broker",
+    res=resolution(rootCause="a new signing certificate was created but nobody added it to the broker's trust store"),
+)
 DEPLOYED = memory(
     "inc-deployed", service="tenant-db", title="db cpu high", symptoms=["db-cpu-high"],
     deployment={"minutesSinceDeploy": 30},
@@ -350,6 +354,9 @@ def test_precedent_facts(precedent, present: set[str], absent: set[str]) -> None
         ({"title": "db cpu high", "description": "No lock waits and no deploy since Friday."}, DEPLOYED, ("deploy",)),
         # ...and rules out nothing where the precedent's facts are other things.
         ({"title": "db cpu high", "description": "No lock waits and no deploy since Friday."}, SAML, ()),
+        # "No record is created": the record is absent; being created is what it does, not a denied fact.
+        ({"title": "sensors cannot connect", "description": "No device record is created for them."}, UNTRUSTED_CA, ()),
+        ({"title": "sensors cannot connect", "description": "No new certificate since May."}, UNTRUSTED_CA, ("certificate", "new")),
         # An inability is the failure itself, not a denial.
         ({"title": "sign-in fails", "description": "Users could not sign in with SAML."}, SAML, ()),
         # A symptom the incident tags itself, or its own log lines show, is never denied by a sentence.

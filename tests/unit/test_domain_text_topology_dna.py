@@ -255,6 +255,22 @@ def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied:
     assert set(negated_words(text)) == denied
 
 
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        # What the absent thing would have done is not denied: only the thing.
+        ("No device record is created for the new batch", {"device", "record"}),
+        ("No replica has caught up since noon", {"replic"}),
+        # A verb right after the cue is part of what is denied.
+        ("The pod has not been restarted", {"restar"}),
+        # Without a verb the denial runs its full reach of four words.
+        ("No lock waits or failovers today", {"lock", "waits", "failov"}),
+    ],
+)
+def test_a_denial_ends_where_its_verb_begins(text: str, denied: set[str]) -> None:
+    assert set(negated_words(text)) == denied
+
+
 def test_a_long_chain_is_walked_without_recursion_and_a_huge_graph_is_refused() -> None:
     from recall_operator.domain.dna import incident_dna
     from recall_operator.domain.models import IncidentSpec

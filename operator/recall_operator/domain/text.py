@@ -96,6 +96,10 @@ _NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none"})
 _DENIED_STATE = frozenset({"isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't"})
 # "Could not write", "will not start": an inability is a symptom, not a denial.
 _INABILITY = frozenset({"can", "could", "will", "would", "do", "does", "did", "cannot"})
+# "No record is created for them": a denial of a thing ends where its verb
+# begins; what follows says what the absent thing would do, not another
+# absence. Right after the cue it is part of the denial ("not been restarted").
+_PREDICATE = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "gets", "got"})
 # "Addresses that are not current pod IPs": a relative clause describes what
 # is seen; it denies nothing.
 _RELATIVE = frozenset({"that", "which", "who", "whose"})
@@ -146,10 +150,14 @@ def negated_words(text: str) -> dict[str, str]:
         words = clause.split()
         for i in range(len(words)):
             if _opens_denial(words, i):
+                taken = False
                 for w in words[i + 1 : i + 1 + NEGATION_SCOPE]:
                     w = w.strip("'\"")
+                    if w in _PREDICATE and taken:
+                        break
                     if _WORD.fullmatch(w) and w not in STOPWORDS:
                         out.setdefault(stem(w), w)
+                        taken = True
     return out
 
 
