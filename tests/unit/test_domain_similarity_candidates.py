@@ -322,6 +322,10 @@ UNTRUSTED_CA = memory(
     "inc-untrusted-ca", service="broker", title="new sensors refused by the broker",
     res=resolution(rootCause="a new signing certificate was created but nobody added it to the broker's trust store"),
 )
+UNRENEWED = memory(
+    "inc-unrenewed", service="edge", title="clients fail TLS on the edge",
+    res=resolution(rootCause="nothing renewed the certificate after the issuer's account changed"),
+)
 DEPLOYED = memory(
     "inc-deployed", service="tenant-db", title="db cpu high", symptoms=["db-cpu-high"],
     deployment={"minutesSinceDeploy": 30},
@@ -357,6 +361,8 @@ def test_precedent_facts(precedent, present: set[str], absent: set[str]) -> None
         # "No record is created": the record is absent; being created is what it does, not a denied fact.
         ({"title": "sensors cannot connect", "description": "No device record is created for them."}, UNTRUSTED_CA, ()),
         ({"title": "sensors cannot connect", "description": "No new certificate since May."}, UNTRUSTED_CA, ("certificate", "new")),
+        # Both say it was not renewed: the precedent's cause denies it too, so it is no fact of it.
+        ({"title": "clients fail TLS", "description": "The certificate is not renewed."}, UNRENEWED, ()),
         # An inability is the failure itself, not a denial.
         ({"title": "sign-in fails", "description": "Users could not sign in with SAML."}, SAML, ()),
         # A symptom the incident tags itself, or its own log lines show, is never denied by a sentence.

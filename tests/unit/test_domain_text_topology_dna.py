@@ -263,11 +263,14 @@ def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied:
         ("No replica has caught up since noon", {"replic"}),
         # A verb right after the cue is part of what is denied.
         ("The pod has not been restarted", {"restar"}),
+        # "Nothing" and "nobody" deny as "no" does.
+        ("Nothing was deployed today", {"deploy", "today"}),
+        ("Nobody rotated the key", {"rotate", "key"}),
         # Without a verb the denial runs its full reach of four words.
         ("No lock waits or failovers today", {"lock", "waits", "failov"}),
     ],
 )
-def test_a_denial_ends_where_its_verb_begins(text: str, denied: set[str]) -> None:
+def test_what_a_denial_covers(text: str, denied: set[str]) -> None:
     assert set(negated_words(text)) == denied
 
 

@@ -89,8 +89,10 @@ def incident_names(text: str) -> list[str]:
     return list(seen)
 
 
-# Words that open a denial in incident reports: "no lock waits", "not UO", "without errors".
-_NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none"})
+# Words that open a denial in incident reports: "no lock waits", "not UO", "without errors",
+# "nothing was deployed". A root cause that says "nothing watched the Ready
+# condition" does not make "ready" a fact of its incident (precedent_facts).
+_NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none", "nothing", "nobody", "neither"})
 # "Isn't failing", "hasn't changed": a state denied. "Can't connect", "don't show
 # up", "didn't run" are the failure itself, so other n't forms open nothing.
 _DENIED_STATE = frozenset({"isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't"})
