@@ -30,9 +30,9 @@ def test_tokens(text: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "denied"),
     [
-        ("no rebalances in the log", {"rebala", "log"}),
+        ("no rebalances in the log", {"rebala"}),  # where it was looked for is not denied
         ("They sign in with OIDC, not SAML.", {"saml"}),
-        ("No lock waits and no deploy since Friday.", {"lock", "waits", "deploy", "friday"}),
+        ("No lock waits and no deploy since Friday.", {"lock", "waits", "deploy"}),
         ("tenant-api isn't failing", {"failin"}),  # a state denied
         ("no errors in tenant-api", {"errors"}),  # the parts of a name deny nothing
         ("billing-meter received no rows_ingested events", {"events"}),
@@ -246,7 +246,7 @@ def test_dna_similarity_is_one_for_itself_and_less_for_another_shape() -> None:
     [
         ("Users hear 'device is not responding' from the speaker", set()),
         ('The dashboard shows "no data" for every panel', set()),
-        ("No deploy since Friday; the app says 'not responding'", {"deploy", "friday"}),
+        ("No deploy since Friday; the app says 'not responding'", {"deploy"}),
         ("The pods aren't restarting", {"restar"}),
     ],
     ids=["single-quoted-message", "double-quoted-message", "denial-beside-a-quote", "apostrophe-is-no-quote"],
@@ -263,6 +263,9 @@ def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied:
         ("No replica has caught up since noon", {"replic"}),
         # A verb right after the cue is part of what is denied.
         ("The pod has not been restarted", {"restar"}),
+        # A phrase that says where or when ends it too: "6 hours" is not denied.
+        ("Certificate not Ready for 6 hours", {"ready"}),
+        ("No tenant above 10% of traffic", {"tenant"}),
         # "Nothing" and "nobody" deny as "no" does.
         ("Nothing was deployed today", {"deploy", "today"}),
         ("Nobody rotated the key", {"rotate", "key"}),

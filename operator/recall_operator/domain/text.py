@@ -98,10 +98,14 @@ _NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none", "not
 _DENIED_STATE = frozenset({"isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't"})
 # "Could not write", "will not start": an inability is a symptom, not a denial.
 _INABILITY = frozenset({"can", "could", "will", "would", "do", "does", "did", "cannot"})
-# "No record is created for them": a denial of a thing ends where its verb
-# begins; what follows says what the absent thing would do, not another
-# absence. Right after the cue it is part of the denial ("not been restarted").
-_PREDICATE = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "gets", "got"})
+# "No record is created for them", "not Ready for 6 hours", "no deploy since
+# Friday": a denial of a thing ends where its verb or a phrase of place or time
+# begins; what follows says what the absent thing would do, or where and when,
+# not another absence. Right after the cue a verb is part of the denial ("not
+# been restarted").
+_PREDICATE = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "gets", "got",
+                        "for", "since", "in", "on", "at", "from", "to", "of", "by", "during", "after", "before",
+                        "until", "above", "below", "over", "under", "between", "within", "across", "per"})
 # "Addresses that are not current pod IPs": a relative clause describes what
 # is seen; it denies nothing.
 _RELATIVE = frozenset({"that", "which", "who", "whose"})
