@@ -266,6 +266,8 @@ def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied:
         # A phrase that says where or when ends it too: "6 hours" is not denied.
         ("Certificate not Ready for 6 hours", {"ready"}),
         ("No tenant above 10% of traffic", {"tenant"}),
+        # What brought it about is part of the denial: a cause denied.
+        ("The lag was not caused by a deploy", {"caused", "deploy"}),
         # "Nothing" and "nobody" deny as "no" does.
         ("Nothing was deployed today", {"deploy", "today"}),
         ("Nobody rotated the key", {"rotate", "key"}),

@@ -103,9 +103,10 @@ _INABILITY = frozenset({"can", "could", "will", "would", "do", "does", "did", "c
 # begins; what follows says what the absent thing would do, or where and when,
 # not another absence. Right after the cue a verb is part of the denial ("not
 # been restarted").
+# "By", "from" and "of" are left out: "not caused by a deploy" denies the deploy.
 _PREDICATE = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "gets", "got",
-                        "for", "since", "in", "on", "at", "from", "to", "of", "by", "during", "after", "before",
-                        "until", "above", "below", "over", "under", "between", "within", "across", "per"})
+                        "for", "since", "in", "on", "at", "during", "after", "before", "until", "above", "below",
+                        "over", "under", "between", "within", "across", "per"})
 # "Addresses that are not current pod IPs": a relative clause describes what
 # is seen; it denies nothing.
 _RELATIVE = frozenset({"that", "which", "who", "whose"})
