@@ -268,6 +268,9 @@ def test_a_quoted_message_is_the_failure_s_words_not_a_denial(text: str, denied:
         ("No tenant above 10% of traffic", {"tenant"}),
         # What brought it about is part of the denial: a cause denied.
         ("The lag was not caused by a deploy", {"caused", "deploy"}),
+        # "Never arrive" and "nobody can log in" are the failure itself, as "didn't run" is.
+        ("The confirmation e-mails never arrive", set()),
+        ("Nobody can log in through the IdP", set()),
         # "Nothing" and "nobody" deny as "no" does.
         ("Nothing was deployed today", {"deploy", "today"}),
         ("Nobody rotated the key", {"rotate", "key"}),

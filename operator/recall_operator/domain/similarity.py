@@ -355,7 +355,7 @@ NO_RECORD = RunbookRecord()
 # What a memory's features were derived by. Raise it whenever a change here or
 # in text.py / dna.py changes what `memory_features` returns: a store that
 # keeps features rebuilds the ones of an older version when it opens.
-FEATURES_VERSION = 8
+FEATURES_VERSION = 9
 
 
 # What `MemoryFeatures.to_json` writes, as pydantic reads and checks it: a stored

@@ -92,9 +92,10 @@ def incident_names(text: str) -> list[str]:
 # Words that open a denial in incident reports: "no lock waits", "not UO", "without errors",
 # "nothing was deployed". A root cause that says "nothing watched the Ready
 # condition" does not make "ready" a fact of its incident (precedent_facts).
-_NEGATION_CUES = frozenset({"no", "not", "never", "without", "nor", "none", "nothing", "nobody", "neither"})
+_NEGATION_CUES = frozenset({"no", "not", "without", "nor", "none", "nothing", "nobody", "neither"})
 # "Isn't failing", "hasn't changed": a state denied. "Can't connect", "don't show
-# up", "didn't run" are the failure itself, so other n't forms open nothing.
+# up", "didn't run" are the failure itself, so other n't forms open nothing, nor
+# does "never" ("the e-mails never arrive").
 _DENIED_STATE = frozenset({"isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't"})
 # "Could not write", "will not start": an inability is a symptom, not a denial.
 _INABILITY = frozenset({"can", "could", "will", "would", "do", "does", "did", "cannot"})
@@ -138,6 +139,8 @@ def _opens_denial(words: list[str], i: int) -> bool:
         return False  # "the gateway no longer routes to it": a change that is the failure
     if w == "not" and before and before[-1] in _INABILITY:
         return False
+    if words[i + 1 : i + 2] and words[i + 1] in _INABILITY:
+        return False  # "nobody can log in": an inability, as "could not write" is
     return w in _NEGATION_CUES or w in _DENIED_STATE
 
 
