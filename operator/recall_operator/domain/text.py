@@ -99,15 +99,15 @@ _NEGATION_CUES = frozenset({"no", "not", "without", "nor", "none", "nothing", "n
 _DENIED_STATE = frozenset({"isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't"})
 # "Could not write", "will not start": an inability is a symptom, not a denial.
 _INABILITY = frozenset({"can", "could", "will", "would", "do", "does", "did", "cannot"})
-# "No record is created for them", "not Ready for 6 hours", "no deploy since
-# Friday": a denial of a thing ends where its verb or a phrase of place or time
-# begins; what follows says what the absent thing would do, or where and when,
-# not another absence. Right after the cue a verb is part of the denial ("not
-# been restarted").
-# "By", "from" and "of" are left out: "not caused by a deploy" denies the deploy.
-_PREDICATE = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "gets", "got",
-                        "for", "since", "in", "on", "at", "during", "after", "before", "until", "above", "below",
-                        "over", "under", "between", "within", "across", "per"})
+# Where a denial of a thing ends: at its verb, or at a word of place or time
+# ("no record is created for them", "not Ready for 6 hours", "no deploy since
+# Friday"). What follows says what the absent thing would do, or where and
+# when, not another absence. A verb right after the cue is part of the denial
+# ("not been restarted"); "by", "from" and "of" carry it on ("not caused by a
+# deploy" denies the deploy).
+_ENDS_DENIAL = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "gets", "got",
+                          "for", "since", "in", "on", "at", "during", "after", "before", "until", "above", "below",
+                          "over", "under", "between", "within", "across", "per"})
 # "Addresses that are not current pod IPs": a relative clause describes what
 # is seen; it denies nothing.
 _RELATIVE = frozenset({"that", "which", "who", "whose"})
@@ -163,7 +163,7 @@ def negated_words(text: str) -> dict[str, str]:
                 taken = False
                 for w in words[i + 1 : i + 1 + NEGATION_SCOPE]:
                     w = w.strip("'\"")
-                    if w in _PREDICATE and taken:
+                    if w in _ENDS_DENIAL and taken:
                         break
                     if _WORD.fullmatch(w) and w not in STOPWORDS:
                         out.setdefault(stem(w), w)
