@@ -1,4 +1,5 @@
-"""A real Prometheus server for the tests, on loopback, scraping the targets it is given.
+"""A real Prometheus server for the tests, on loopback, scraping the targets it is given,
+and, when given alerting rules and an Alertmanager, evaluating them and sending it what fires.
 
 It is Debian's ``prometheus`` package. When the binary is not on PATH this
 helper installs it with apt-get (the tests run as root, as CI does); when that
@@ -51,10 +52,13 @@ def find_binary() -> str:
 class Prometheus:
     """``with Prometheus(tmp, ["127.0.0.1:9100"]) as prom: prom.query("up")``."""
 
-    def __init__(self, directory: Path, targets: list[str], scrape_interval: str = "1s") -> None:
+    def __init__(self, directory: Path, targets: list[str], scrape_interval: str = "1s",
+                 rules: list[dict[str, Any]] | None = None, alertmanager: str | None = None) -> None:
         self.directory = Path(directory)
         self.targets = targets
         self.scrape_interval = scrape_interval
+        self.rules = rules or []  # alerting rules of one group: [{"alert": ..., "expr": ..., "labels": ...}]
+        self.alertmanager = alertmanager  # host:port that firing alerts are sent to
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -62,7 +66,7 @@ class Prometheus:
 
     def config(self) -> str:
         # JSON is YAML; no YAML writer needed.
-        return json.dumps({
+        config: dict[str, Any] = {
             "global": {"scrape_interval": self.scrape_interval, "evaluation_interval": self.scrape_interval},
             "scrape_configs": [{
                 "job_name": "recall-operator",
@@ -71,13 +75,21 @@ class Prometheus:
                 "metrics_path": "/metrics",
                 "static_configs": [{"targets": self.targets}],
             }],
-        }, indent=2)
+        }
+        if self.rules:
+            config["rule_files"] = [str(self.directory / "rules.yml")]
+        if self.alertmanager:
+            config["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": [self.alertmanager]}]}]}
+        return json.dumps(config, indent=2)
 
     def start(self, timeout: float = 60.0) -> None:
         binary = find_binary()
         self.directory.mkdir(parents=True, exist_ok=True)
         cfg = self.directory / "prometheus.yml"
         cfg.write_text(self.config())
+        if self.rules:
+            groups = {"groups": [{"name": "test", "interval": self.scrape_interval, "rules": self.rules}]}
+            (self.directory / "rules.yml").write_text(json.dumps(groups, indent=2))
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [binary, f"--config.file={cfg}", f"--storage.tsdb.path={self.directory / 'data'}",

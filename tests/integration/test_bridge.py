@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from alertmanager import Alertmanager, free_port
+from prometheus import Prometheus
 from recall_operator.bridge import serve
 from recall_operator.bridge.alertmanager import MAX_BODY_BYTES, incident_name
 from support import post_json as post
@@ -245,6 +246,36 @@ def test_alertmanager_alerts_become_one_incident_each(bridge: BridgeThread, name
         assert "resolution" not in done["spec"]
         assert done["spec"] == spec
         assert len(incidents(k8s_api, namespace)) == 2
+
+
+def test_a_rule_prometheus_fires_pages_with_its_query_as_the_signature(
+    bridge: BridgeThread, namespace: str, k8s_api: Any, tmp_path: Any
+) -> None:
+    """Prometheus evaluates a rule with no errorSignatures annotation and sends it through
+    Alertmanager: the Incident carries the rule's query, read from the generator URL that
+    Prometheus itself wrote, so a terse page still says what it measured."""
+    query = 'sum by (job) (prometheus_build_info{job="recall-operator"}) > 0'
+    rule = {
+        "alert": "BuildInfoPresent",
+        "expr": query,
+        "labels": {"service": "metrics-store", "severity": "warning"},
+        "annotations": {"summary": "build info is exported"},
+    }
+    with Alertmanager(f"{bridge.url}/alerts") as am:
+        prom = Prometheus(tmp_path / "prometheus", [], rules=[rule], alertmanager=f"127.0.0.1:{am.port}")
+        prom.targets = [f"127.0.0.1:{prom.port}"]  # it scrapes itself, so the rule's series exists
+        with prom:
+            incident = wait_for(
+                "the rule's alert as an Incident",
+                lambda: next(iter(incidents(k8s_api, namespace)), None),
+                deadline=DEADLINE,
+            )
+    spec = incident["spec"]
+    assert spec["labels"]["alertname"] == "BuildInfoPresent"
+    assert spec["service"] == "metrics-store"
+    assert spec["errorSignatures"] == [query]
+    generator = incident["metadata"]["annotations"]["recall.dev/alert-generator-url"]
+    assert "g0.expr=" in generator
 
 
 MALFORMED_HTTP: list[tuple[str, bytes, str | None, int, str]] = [

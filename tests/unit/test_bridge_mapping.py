@@ -342,6 +342,48 @@ def test_extreme_alert_still_fits_the_crd_schema() -> None:
     assert inc.manifest["spec"]["service"].strip() and inc.manifest["spec"]["title"].strip()
 
 
+def _signatures(**over: Any) -> list[str] | None:
+    [inc] = mapped(payload(alert(**over))).incidents
+    return inc.manifest["spec"].get("errorSignatures")
+
+
+PROMETHEUS_LINK = (
+    "http://prometheus.example:9090/graph?g0.expr=sum+by+%28job%29+%28rate%28"
+    "http_requests_total%7Bcode%3D~%225..%22%7D%5B5m%5D%29%29%0A++%3E+0.05&g0.tab=1"
+)
+NO_SIGNATURES = {"summary": "p99 latency above 2s on cart"}
+
+
+GENERATOR_LINKS: list[tuple[str, str, list[str] | None]] = [
+    ("prometheus: the rule's query, on one line", PROMETHEUS_LINK,
+     ['sum by (job) (rate(http_requests_total{code=~"5.."}[5m])) > 0.05']),
+    ("thanos ruler writes the same link", "https://thanos.example/graph?g0.expr=up+%3D%3D+0&g0.tab=1", ["up == 0"]),
+    ("a link to the rule, not its query (Grafana, vmalert)", "https://grafana.example/alerting/grafana/abc/view", None),
+    ("a query that is only spaces", "http://p.example/graph?g0.expr=%20%0A%09", None),
+    ("not a URL", "http://[::1", None),
+    ("no generator URL", "", None),
+]
+
+
+@pytest.mark.parametrize(("case", "generator", "signatures"), GENERATOR_LINKS, ids=[g[0] for g in GENERATOR_LINKS])
+def test_a_rule_without_signatures_gives_its_query_from_the_generator_url(
+    case: str, generator: str, signatures: list[str] | None
+) -> None:
+    assert _signatures(annotations=NO_SIGNATURES, generatorURL=generator) == signatures, case
+
+
+def test_signatures_the_rule_writes_come_before_its_query() -> None:
+    assert _signatures(generatorURL=PROMETHEUS_LINK) == ["redis: connection pool timeout", "upstream timed out, retrying"]
+
+
+def test_a_hostile_query_is_cut_to_the_crd_and_loses_its_invisible_characters() -> None:
+    expression = "up\u202e == 0 " + "x" * (3 * am.MAX_SIGNATURE_LEN)
+    link = "http://p.example/graph?" + am.urllib.parse.urlencode({"g0.expr": expression})
+    [query] = _signatures(annotations=NO_SIGNATURES, generatorURL=link) or [""]
+    assert len(query) == am.MAX_SIGNATURE_LEN
+    assert query.startswith("up == 0 x")
+
+
 # --------------------------------------------------------------------------
 # refusals: each malformed payload gets a 4xx that names what is wrong
 

@@ -44,6 +44,9 @@ Mapping (alert → Incident):
   decision reads known tags from the words (domain/symptoms.py).
 * ``spec.errorSignatures``: annotation ``errorSignatures`` (or
   ``error_signatures``), one signature per line (log lines contain commas).
+  Without it, the rule's own query when the generator URL gives one
+  (``rule_query``): what the alert measured is the signal a terse page has,
+  and the metric it names is often all it shares with a precedent.
 * ``spec.startedAt``: ``startsAt``.
 * ``spec.labels``: the alert's labels plus ``fingerprint``, ``alertname`` and
   ``source: alertmanager``.
@@ -62,6 +65,7 @@ import hashlib
 import json
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -297,6 +301,27 @@ def parse_signatures(value: str) -> list[str]:
     return out
 
 
+# Where Prometheus and Thanos Ruler put the firing rule's query in an alert's
+# generatorURL: a link to their expression browser, `.../graph?g0.expr=...`.
+GENERATOR_QUERY_KEY = "g0.expr"
+
+
+def rule_query(generator_url: str) -> str | None:
+    """The query of the rule that fired, on one line, from its generator URL; None when it gives none.
+
+    Only a URL that carries the query as Prometheus writes it is read; other
+    senders (Grafana, vmalert) link to the rule instead, and give nothing here.
+    The query is shown and compared as words, like any signature: never run.
+    """
+    try:
+        query = urllib.parse.urlsplit(generator_url).query
+    except ValueError:  # "http://[::1" and the like: not a URL, so no query either
+        return None
+    values = urllib.parse.parse_qs(query, errors="replace").get(GENERATOR_QUERY_KEY) or []
+    expression = _one_line(values[0], MAX_SIGNATURE_LEN) if values else ""
+    return expression if visible(expression) else None
+
+
 def map_severity(value: str | None) -> str:
     if not value:
         return DEFAULT_SEVERITY
@@ -477,6 +502,9 @@ def alert_to_incident(
             if signatures:
                 spec["errorSignatures"] = signatures
             break
+    generator = alert.get("generatorURL")
+    if "errorSignatures" not in spec and isinstance(generator, str) and (query := rule_query(generator)):
+        spec["errorSignatures"] = [query]
     started = parse_time(alert["startsAt"])
     if started is not None and not _is_zero(started):
         spec["startedAt"] = format_time(started)
