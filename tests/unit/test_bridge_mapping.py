@@ -342,6 +342,20 @@ def test_extreme_alert_still_fits_the_crd_schema() -> None:
     assert inc.manifest["spec"]["service"].strip() and inc.manifest["spec"]["title"].strip()
 
 
+@pytest.mark.parametrize(
+    ("annotations", "description"),
+    [
+        ({"summary": "s", "description": "from description", "message": "from message"}, "from description"),
+        ({"summary": "s", "message": "Pod web-0 has restarted 5 times"}, "Pod web-0 has restarted 5 times"),
+        ({"summary": "s", "description": "  ", "message": "the message"}, "the message"),
+        ({"summary": "s"}, None),
+    ],
+)
+def test_description_falls_back_to_the_message_annotation(annotations: dict[str, str], description: str | None) -> None:
+    [inc] = mapped(payload(alert(annotations=annotations))).incidents
+    assert inc.manifest["spec"].get("description") == description
+
+
 def _signatures(**over: Any) -> list[str] | None:
     [inc] = mapped(payload(alert(**over))).incidents
     return inc.manifest["spec"].get("errorSignatures")

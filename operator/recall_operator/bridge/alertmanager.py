@@ -39,7 +39,8 @@ Mapping (alert → Incident):
   refused with the reason.
 * annotation ``recall.dev/opened-by``: the bridge (``BRIDGE_OPENER``), the
   opener on record, so the approval rules know no person vouched for it.
-* ``spec.description``: annotation ``description``.
+* ``spec.description``: annotation ``description``, else ``message`` (the
+  older kubernetes-mixin rules' one annotation).
 * ``spec.symptoms``: annotation ``symptoms``, comma-separated tags. Without it the
   decision reads known tags from the words (domain/symptoms.py).
 * ``spec.errorSignatures``: annotation ``errorSignatures`` (or
@@ -125,6 +126,8 @@ EXPORTER_JOBS = frozenset({"kube-state-metrics", "kubelet"})
 WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "cronjob", "job_name", "horizontalpodautoscaler",
                    "container", "persistentvolumeclaim")
 SIGNATURE_ANNOTATIONS = ("errorSignatures", "error_signatures")
+# Older kubernetes-mixin rules (and rules written after them) say it all in `message`.
+DESCRIPTION_ANNOTATIONS = ("description", "message")
 
 # Keys as `map_severity` reads a label: lower case, without "-", "_" or spaces ("SEV-1" is "sev1").
 SEVERITY_ALIASES: dict[str, str] = {
@@ -488,8 +491,9 @@ def alert_to_incident(
     }
     # Without control and format characters: a right-to-left override (U+202E) shows a reader at
     # 3 a.m. other text than the memory matches on.
-    description = _without_invisible(annotations["description"]).strip() \
-        if isinstance(annotations.get("description"), str) else ""
+    text = next((annotations[k] for k in DESCRIPTION_ANNOTATIONS if isinstance(annotations.get(k), str)
+                 and annotations[k].strip()), "")
+    description = _without_invisible(text).strip()
     if description:
         spec["description"] = description[:MAX_DESCRIPTION]
     if isinstance(annotations.get("symptoms"), str):
