@@ -10,7 +10,7 @@ stale); the gate's policy chain (gate.py) decides the mode from it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -482,21 +482,7 @@ def gather(
         if name in {s.memory.incident for s in described_by.get(match.runbook, [])}:
             reasons.append(match.why())
 
-    blocked: dict[str | None, str] = {rb: f"is stale after migration {stale[rb]}" for rb in support if rb in stale}
-    # A remembered runbook that the catalog no longer holds (deleted, renamed,
-    # or written only where the memory came from) has no steps to run here.
-    blocked.update({rb: "is not in the catalog" for rb in support
-                    if rb is not None and rb not in ctx.catalog and rb not in blocked})
-    # A runbook is declared for some symptoms, and the catalog never offers one
-    # that shares none with the incident (`addresses`). A precedent's runbook
-    # declared only for what this incident does not show was that precedent's
-    # failure's fix, not this one's. Leave-one-history-out every rotation
-    # takes it: it moves no answer of dev, and on dev2 and dev3 one each, a
-    # lock-wait page and a DNS failure, to the catalog's right runbook.
-    for rb in support:
-        if rb is not None and rb in ctx.catalog and rb not in blocked and not addresses(spec, ctx.catalog[rb]):
-            blocked[rb] = (f"is declared for {', '.join(ctx.catalog[rb].spec.symptoms)}, "
-                           f"not for what this incident shows ({', '.join(spec.symptoms)})")
+    blocked = _blocked_here(spec, support, stale, ctx.catalog)
     # A fix loses its vote when it failed in a precedent about as close as the
     # ones that back it; a failure in a remoter look-alike (another root cause,
     # perhaps) still keeps it from being actionable, but does not erase it.
@@ -544,7 +530,8 @@ def gather(
             ceiling = min(CATALOG_CAP, score)
             warnings.extend(f"remembered fix {leader.runbook}: {w}" for w in adjusted)
         if replacement is not None:
-            ceiling = _after_failures(min(ceiling, round(replacement.fit * 100)), failed, reasons)
+            ceiling, why = _after_failures(min(ceiling, round(replacement.fit * 100)), failed)
+            reasons.extend(why)
 
     score = 0
     if chosen is not None and chosen.runbook is not None and not leader_stale:
@@ -558,7 +545,8 @@ def gather(
         reasons.extend(why)
         if not chosen.ran_in:
             score = min(score, CATALOG_CAP)  # a runbook that never ran for this failure has only the catalog's word
-        score = _after_failures(score, failed, reasons)
+        score, why = _after_failures(score, failed)
+        reasons.extend(why)
     elif chosen is not None:
         reasons.append(f"{len(chosen.described) or len(voters)} of {len(voters)} independent precedents were resolved by hand")
 
@@ -614,6 +602,27 @@ def gather(
     )
 
 
+def _blocked_here(
+    spec: IncidentSpec, remembered: Iterable[str | None], stale: Mapping[str, str], catalog: Mapping[str, Runbook]
+) -> dict[str | None, str]:
+    """Why a remembered runbook cannot be this incident's fix, whatever the precedents say: runbook -> the cause."""
+    named = [rb for rb in remembered if rb is not None]
+    blocked: dict[str | None, str] = {rb: f"is stale after migration {stale[rb]}" for rb in named if rb in stale}
+    # Deleted, renamed, or written only where the memory came from: no steps to run here.
+    blocked.update({rb: "is not in the catalog" for rb in named if rb not in catalog and rb not in blocked})
+    # The catalog never offers a runbook that shares no symptom with the
+    # incident (`addresses`): one declared only for what this incident does
+    # not show was its precedent's failure's fix, not this one's.
+    # Leave-one-history-out every rotation takes it: no answer of dev moves,
+    # and on dev2 and dev3 one each, a lock-wait page and a DNS failure, to
+    # the catalog's right runbook.
+    for rb in named:
+        if rb not in blocked and not addresses(spec, catalog[rb]):
+            blocked[rb] = (f"is declared for {', '.join(catalog[rb].spec.symptoms)}, "
+                           f"not for what this incident shows ({', '.join(spec.symptoms)})")
+    return blocked
+
+
 def _one_voice_failures(precedents: Sequence[ScoredMemory], seen_work: Mapping[str, str]) -> list[str]:
     """The reasons a runbook the operator saw work stays usable although one person says it failed here."""
     out = []
@@ -648,14 +657,13 @@ def _replacement(
     return max((f for f in fits if f), key=lambda f: f.fit, default=None)
 
 
-def _after_failures(actionability: int, failed: Mapping[str, str], reasons: list[str]) -> int:
+def _after_failures(actionability: int, failed: Mapping[str, str]) -> tuple[int, list[str]]:
     """Fixes already failed under these conditions: whatever is chosen now is
-    chosen on a failure mode that has fooled people before."""
+    chosen on a failure mode that has fooled people before. The score, and the reason when it fell."""
     if not failed:
-        return actionability
+        return actionability, []
     after = max(0, actionability - FAILED_FIX_POINTS * len(failed))
-    reasons.append(f"actionability {actionability} -> {after}: {len(failed)} fix(es) already failed under these conditions")
-    return after
+    return after, [f"actionability {actionability} -> {after}: {len(failed)} fix(es) already failed under these conditions"]
 
 
 def actionability(
