@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from recall_operator.domain import gate
+from recall_operator.domain import gate, recommend
 from recall_operator.domain.catalog import CatalogFit
 from recall_operator.domain.gate import Evidence, Fix, Side
 from recall_operator.domain.models import Runbook, RunbookRecord
@@ -619,3 +619,35 @@ def test_a_novel_incident_s_look_alikes_are_no_evidence() -> None:
                    Settings())
     assert (found.evidence.fixes, found.names) == ((), [])
     assert gate.decide(found.evidence).mode == "novel"
+
+
+# --------------------------------------------------------------------------
+# the votes that make the fixes the chain reads (recommend._votes)
+
+
+def _voter(name: str, similarity: int, runbook: str | None = None, result: str = "succeeded") -> ScoredMemory:
+    actions = [(f"run runbook {runbook}", result)] if runbook else [("fixed it by hand", "succeeded")]
+    return ScoredMemory(memory(name, runbook=runbook, actions=actions), similarity, Breakdown(1, 1, 1, 1, 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("voters", "support"),
+    [
+        ([_voter("a", 80, "fix-a")], {"fix-a": 80}),
+        # One fix seen twice is as strong as its best precedent, and a little more.
+        ([_voter("a", 70, "fix-a"), _voter("b", 80, "fix-a")], {"fix-a": 80 + recommend.FURTHER_WITNESS}),
+        ([_voter("a", 80, "fix-a"), _voter("b", 60, "fix-b")], {"fix-a": 80, "fix-b": 60}),
+        # A runbook that failed where it ran is no vote for anything there.
+        ([_voter("a", 80, "fix-a", "failed"), _voter("b", 60, "fix-b")], {"fix-b": 60}),
+        # A manual fix votes for what describes it (here: nothing).
+        ([_voter("a", 75)], {None: 75}),
+    ],
+    ids=["one", "same-fix-twice", "two-fixes", "failed-runbook-no-vote", "by-hand"],
+)
+def test_votes(voters: list[ScoredMemory], support: dict[str | None, float]) -> None:
+    got, ran_in, described_by = recommend._votes(voters, lambda m: m.resolution.runbook)
+    assert got == support
+    assert {rb: [s.memory.incident for s in ss] for rb, ss in ran_in.items()} == {
+        rb: [v.memory.incident for v in voters if v.memory.resolution.runbook == rb] for rb in support if rb
+    }
+    assert set(described_by) == ({None} if None in support else set())

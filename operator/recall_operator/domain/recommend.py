@@ -453,31 +453,11 @@ def gather(
     for failed_rb, inc in sorted(failed.items()):
         warnings.append(f"runbook {failed_rb} was tried before under the same conditions and failed ({inc})")
 
-    # Each independent precedent votes for the fix that resolved it, weighted by similarity.
-    support: dict[str | None, float] = {}
-    ran_in: dict[str | None, list[ScoredMemory]] = defaultdict(list)
-    described_by: dict[str | None, list[ScoredMemory]] = defaultdict(list)
     # The witnesses: the closest member of each family, and the near side of
     # any contradiction, less the sides this incident does not resemble.
-    voters = [rep for rep in [*reps, *linked] if rep.memory.incident not in overruled]
-    heard = [v for v in voters if one_voice(v.memory)]
-    witness = next((v for v in voters if v.memory.resolution.runbook in proven), None)
-    if heard and witness is not None:
-        voters = [v for v in voters if v not in heard]
-        reasons.append(
-            f"{', '.join(v.memory.incident for v in heard)}: only the word of whoever opened and resolved "
-            f"{'it' if len(heard) == 1 else 'each'} ({', '.join(sorted({str(one_voice(v.memory)) for v in heard}))}; "
-            f"the operator ran nothing there), which does not out-vote runbook {witness.memory.resolution.runbook}, "
-            f"seen to work in {witness.memory.incident}")
-    for rep in voters:
-        ran = rep.memory.resolution.runbook
-        if ran is not None and runbook_outcome(rep.memory.resolution, ran) == "failed":
-            continue
-        rb = fix_of(rep.memory)
-        # Look-alikes of one family are not independent witnesses: a fix is as
-        # strong as its best precedent, and each further one adds a little.
-        support[rb] = max(support[rb], rep.similarity) + FURTHER_WITNESS if rb in support else rep.similarity
-        (ran_in if ran is not None else described_by)[rb].append(rep)
+    voters, why = _witnesses([rep for rep in [*reps, *linked] if rep.memory.incident not in overruled], proven)
+    reasons += why
+    support, ran_in, described_by = _votes(voters, fix_of)
     for name, match in sorted(described.items()):
         if name in {s.memory.incident for s in described_by.get(match.runbook, [])}:
             reasons.append(match.why())
@@ -566,21 +546,11 @@ def gather(
     target = undeclared_target(spec, chosen_runbook) if chosen_runbook is not None else None
     undeclared = (target, tuple(chosen_runbook.spec.services)) if chosen_runbook and target is not None else None
     unset = tuple(unset_parameters(spec, chosen_runbook)) if chosen_runbook is not None else ()
-    # A runbook is written for the symptoms it declares, and memory knows it for
-    # the ones its precedents showed. When this incident shows a symptom
-    # neither covers, and another runbook is declared for all of them (every
-    # runbook held to a whole cover: `proven` is the catalog), that one may be
-    # the fix the team wrote for this variant. Leave-one-history-out every
-    # rotation takes it: dev and dev3 one answer each to the right runbook
-    # (dev's was its one wrong actionable answer), dev2 none.
     left_out: tuple[str, ...] = ()
     covering = None
     if chosen is not None and chosen_runbook is not None and newer is None:
-        seen_fixed = {t for n in (*chosen.ran_in, *chosen.described) for t in by_name[n].memory.spec.symptoms}
-        left_out = tuple(sorted(set(spec.symptoms) - set(chosen_runbook.spec.symptoms) - seen_fixed))
-        if left_out:
-            covering = best_catalog_fit(spec, ctx.catalog, ctx.topology, excluded={chosen_runbook.name, *stale, *failed},
-                                        proven=ctx.catalog)
+        fixed = [by_name[n].memory for n in (*chosen.ran_in, *chosen.described)]
+        left_out, covering = _symptoms_left_out(spec, chosen_runbook, fixed, ctx, excluded={*stale, *failed})
 
     # Where the chosen runbook ran only on services next door by a guess, it
     # never ran where the topology says this failure could be.
@@ -600,6 +570,67 @@ def gather(
         ),
         warnings, reasons, names,
     )
+
+
+def _symptoms_left_out(
+    spec: IncidentSpec, chosen: Runbook, backers: Sequence[EpisodicMemory], ctx: Context, excluded: set[str]
+) -> tuple[tuple[str, ...], CatalogFit | None]:
+    """What this incident shows that the chosen runbook is not declared for and none of
+    its precedents showed, and the catalog's best fit among runbooks declared for all of it.
+
+    A runbook is written for the symptoms it declares, and memory knows it for
+    the ones its precedents showed. When this incident shows a symptom
+    neither covers, and another runbook is declared for all of them (every
+    runbook held to a whole cover: `proven` is the catalog), that one may be
+    the fix the team wrote for this variant. Leave-one-history-out every
+    rotation takes it: dev and dev3 one answer each to the right runbook
+    (dev's was its one wrong actionable answer), dev2 none.
+    """
+    seen_fixed = {t for m in backers for t in m.spec.symptoms}
+    left_out = tuple(sorted(set(spec.symptoms) - set(chosen.spec.symptoms) - seen_fixed))
+    if not left_out:
+        return (), None
+    return left_out, best_catalog_fit(spec, ctx.catalog, ctx.topology, excluded={chosen.name, *excluded},
+                                      proven=ctx.catalog)
+
+
+def _witnesses(voters: Sequence[ScoredMemory], proven: set[str]) -> tuple[list[ScoredMemory], list[str]]:
+    """The precedents that vote, and why some do not: a precedent only one person vouched for
+    (consolidation.one_voice) does not out-vote a runbook the operator saw work."""
+    heard = [v for v in voters if one_voice(v.memory)]
+    witness = next((v for v in voters if v.memory.resolution.runbook in proven), None)
+    if not heard or witness is None:
+        return list(voters), []
+    return [v for v in voters if v not in heard], [
+        f"{', '.join(v.memory.incident for v in heard)}: only the word of whoever opened and resolved "
+        f"{'it' if len(heard) == 1 else 'each'} ({', '.join(sorted({str(one_voice(v.memory)) for v in heard}))}; "
+        f"the operator ran nothing there), which does not out-vote runbook {witness.memory.resolution.runbook}, "
+        f"seen to work in {witness.memory.incident}"
+    ]
+
+
+Votes = tuple[dict[str | None, float], dict[str | None, list[ScoredMemory]], dict[str | None, list[ScoredMemory]]]
+
+
+def _votes(voters: Sequence[ScoredMemory], fix_of: Callable[[EpisodicMemory], str | None]) -> Votes:
+    """Each independent precedent votes for the fix that resolved it, weighted by similarity.
+
+    Returns each fix's support, the precedents it ran in, and those fixed by
+    hand in a way it describes. A runbook that failed where it ran gets no vote there.
+    """
+    support: dict[str | None, float] = {}
+    ran_in: dict[str | None, list[ScoredMemory]] = defaultdict(list)
+    described_by: dict[str | None, list[ScoredMemory]] = defaultdict(list)
+    for rep in voters:
+        ran = rep.memory.resolution.runbook
+        if ran is not None and runbook_outcome(rep.memory.resolution, ran) == "failed":
+            continue
+        rb = fix_of(rep.memory)
+        # Look-alikes of one family are not independent witnesses: a fix is as
+        # strong as its best precedent, and each further one adds a little.
+        support[rb] = max(support[rb], rep.similarity) + FURTHER_WITNESS if rb in support else rep.similarity
+        (ran_in if ran is not None else described_by)[rb].append(rep)
+    return support, ran_in, described_by
 
 
 def _blocked_here(
