@@ -431,22 +431,10 @@ def gather(
         match = looked_up[memory.incident]
         return match.runbook if match else None
 
-    # Contradictions: the side nearest this incident speaks; the others' votes
-    # and failures belong to other conditions.
-    overruled: set[str] = set()
-    linked: list[ScoredMemory] = []
     by_name = {s.memory.incident: s for s in scored}
     sides = contradiction_sides(incident, ctx.contradictions, members, scored, fix_of)
-    by_contradiction = {c.name: c for c in ctx.contradictions}
-    for ranked_sides in sides:
-        near, others = ranked_sides[0], ranked_sides[1:]
-        for side in others:
-            overruled.update(side.memories)
-        linked += [by_name[m] for m in near.memories if by_name[m] not in members and by_name[m] not in linked]
-        reasons.append(side_reason(near, others))
-        said = reconciled_reason(by_contradiction[near.contradiction])
-        if said:
-            reasons.append(said)
+    overruled, linked, why = _near_sides(sides, ctx.contradictions, members, by_name)
+    reasons += why
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
     failed = failed_before(considered, ctx.catalog.keys(), proven)
@@ -570,6 +558,29 @@ def gather(
         ),
         warnings, reasons, names,
     )
+
+
+def _near_sides(
+    sides: Sequence[Sequence[Side]], contradictions: Sequence[Contradiction], members: Sequence[ScoredMemory],
+    by_name: Mapping[str, ScoredMemory],
+) -> tuple[set[str], list[ScoredMemory], list[str]]:
+    """Contradictions: the side nearest this incident speaks; the others' votes and failures
+    belong to other conditions. The memories overruled, the near sides' memories that join
+    the evidence, and the reasons (which side, and a reconciliation's note)."""
+    overruled: set[str] = set()
+    linked: list[ScoredMemory] = []
+    reasons: list[str] = []
+    by_contradiction = {c.name: c for c in contradictions}
+    for ranked_sides in sides:
+        near, others = ranked_sides[0], ranked_sides[1:]
+        for side in others:
+            overruled.update(side.memories)
+        linked += [by_name[m] for m in near.memories if by_name[m] not in members and by_name[m] not in linked]
+        reasons.append(side_reason(near, others))
+        said = reconciled_reason(by_contradiction[near.contradiction])
+        if said:
+            reasons.append(said)
+    return overruled, linked, reasons
 
 
 def _symptoms_left_out(
