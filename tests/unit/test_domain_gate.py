@@ -651,3 +651,24 @@ def test_votes(voters: list[ScoredMemory], support: dict[str | None, float]) -> 
         rb: [v.memory.incident for v in voters if v.memory.resolution.runbook == rb] for rb in support if rb
     }
     assert set(described_by) == ({None} if None in support else set())
+
+
+BY_HAND = Fix(None, 80.0, described=("inc-9",))
+NEXT = Fix("fix-b", 64.0, ran_in=("inc-3",))
+
+
+@pytest.mark.parametrize(
+    ("fixes", "chosen"),
+    [
+        ((), None),
+        ((FIX, NEXT), FIX),
+        ((replace(FIX, blocked="is stale after migration m1"),), None),
+        ((replace(FIX, blocked="failed before in inc-2"), NEXT), NEXT),
+        # A manual fix leads, but a runbook has 0.8 of its support: the runbook is what a person sees.
+        ((BY_HAND, NEXT), NEXT),
+        ((BY_HAND, replace(NEXT, support=63.0)), BY_HAND),
+    ],
+    ids=["nothing", "the-leader", "all-blocked", "the-next-usable", "runbook-near-a-manual-fix", "manual-fix-well-ahead"],
+)
+def test_chosen_fix(fixes: tuple[Fix, ...], chosen: Fix | None) -> None:
+    assert recommend.chosen_fix(fixes, 0.8) == chosen

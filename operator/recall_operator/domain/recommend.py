@@ -472,15 +472,7 @@ def gather(
             blocked.get(rb))
         for rb, w in sorted(support.items(), key=lambda kv: -kv[1])
     )
-    usable = [f for f in fixes if f.blocked is None]
-    chosen = usable[0] if usable else None
-    # A manual fix that no runbook describes is no advice to act on. When a
-    # runbook has nearly as much support, it is what a person should see;
-    # the disagreement keeps it advisory.
-    runbooks = [f for f in usable if f.runbook is not None]
-    if chosen is not None and chosen.runbook is None and runbooks:
-        if runbooks[0].support >= settings.disagreement_share * chosen.support:
-            chosen = runbooks[0]
+    chosen = chosen_fix(fixes, settings.disagreement_share)
     leader = fixes[0] if fixes else None
     names = [s.memory.incident for s in members] + [s.memory.incident for s in linked]
 
@@ -558,6 +550,22 @@ def gather(
         ),
         warnings, reasons, names,
     )
+
+
+def chosen_fix(fixes: Sequence[Fix], disagreement_share: float) -> Fix | None:
+    """The best supported fix that is not blocked (`fixes` is best supported first).
+
+    A manual fix that no runbook describes is no advice to act on: when a
+    runbook has nearly as much support (`disagreement_share` of it), that is
+    what a person should see, and the disagreement keeps it advisory.
+    """
+    usable = [f for f in fixes if f.blocked is None]
+    if not usable:
+        return None
+    runbooks = [f for f in usable if f.runbook is not None]
+    if usable[0].runbook is None and runbooks and runbooks[0].support >= disagreement_share * usable[0].support:
+        return runbooks[0]
+    return usable[0]
 
 
 def _near_sides(
