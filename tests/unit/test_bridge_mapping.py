@@ -386,6 +386,24 @@ def test_a_rule_without_signatures_gives_its_query_from_the_generator_url(
     assert _signatures(annotations=NO_SIGNATURES, generatorURL=generator) == signatures, case
 
 
+def test_the_query_is_evidence_a_terse_page_lacks_without_it() -> None:
+    """A rule with no symptoms or signatures annotation: its query names what it measured, and the
+    decision reads the tag from it (domain.symptoms) that the page's own words never say."""
+    from recall_operator.domain.models import IncidentSpec
+    from recall_operator.domain.symptoms import symptoms_said
+
+    link = "http://p.example/graph?g0.expr=" + am.urllib.parse.quote('sum(kafka_consumergroup_lag{group="ingest"}) > 1e6')
+    terse = {"summary": "Ingest behind"}
+    known = {"consumer-lag", "oom-kill", "5xx"}
+
+    def said(generator: str) -> tuple[str, ...]:
+        [inc] = mapped(payload(alert(annotations=terse, generatorURL=generator))).incidents
+        return symptoms_said(IncidentSpec.model_validate(inc.manifest["spec"]), known)
+
+    assert said("") == ()
+    assert said(link) == ("consumer-lag",)
+
+
 def test_signatures_the_rule_writes_come_before_its_query() -> None:
     assert _signatures(generatorURL=PROMETHEUS_LINK) == ["redis: connection pool timeout", "upstream timed out, retrying"]
 
