@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from recall_operator import replay as replay_module
 from recall_operator.cli import main
 from recall_operator.memory.embedded import EmbeddedMemory
+from domain_builders import rewritten_history
 from support import history
 
 DEV = history("dev")
@@ -70,6 +72,43 @@ def test_both_sides_have_exactly_the_documented_keys_and_never_act_unsafely(all_
 def test_memory_never_chooses_runbooks_worse_than_the_catalog_alone(all_three: list[dict], index: int) -> None:
     result = all_three[index]
     assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"], result
+
+
+def _terse_half(parity: int):
+    """Every other incident that names its alert, rewritten as a bridge page says it: the title
+    `[FIRING:1] <alertname> <service>`, the description's first sentence cut to 12 words, one tag,
+    no log lines, no deploy. Outcomes stay as written."""
+    seen = [0]
+
+    def edit(event: dict) -> dict:
+        spec = event.get("object", {}).get("spec", {}) if event["type"] == "incident" else {}
+        alertname = (spec.get("labels") or {}).get("alertname")
+        if event["type"] == "incident":
+            seen[0] += 1
+        if alertname and seen[0] % 2 == parity:
+            first = re.split(r"[.;]\s", spec.get("description") or "")[0]
+            spec.update(title=f"[FIRING:1] {alertname} {spec['service']}", description=" ".join(first.split()[:12]),
+                        symptoms=(spec.get("symptoms") or [])[:1])
+            spec.pop("errorSignatures", None)
+            spec.pop("deployment", None)
+        return event
+
+    return edit
+
+
+@pytest.mark.parametrize(("name", "parity"), [("dev", 0), ("dev", 1), ("dev2", 0), ("dev2", 1)])
+def test_with_half_its_pages_terse_memory_still_never_chooses_worse_than_the_catalog(
+    tmp_path: Path, name: str, parity: int
+) -> None:
+    """dev and dev2 are mostly people's reports; an unseen history may be half alert pages.
+    Made so, their scores fall (docs/scoring.md), but memory must still choose runbooks at
+    least as well as the catalog alone, find precedents, and make nothing unsafe actionable."""
+    terse = rewritten_history(name, tmp_path / f"{name}-{parity}.jsonl", _terse_half(parity))
+    assert sum("[FIRING:1]" in line for line in terse.read_text().splitlines()) >= 25
+    result = asyncio.run(replay_module.run_replay(terse, ["on", "off"]))
+    assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"], result["on"]
+    assert result["on"]["precedent_at_3"] >= 0.8, result["on"]
+    assert result["on"]["unsafe_actionable_rate"] == 0.0
 
 
 def test_several_histories_give_one_object_each_and_their_mean(all_three: list[dict]) -> None:
