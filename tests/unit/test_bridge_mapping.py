@@ -348,6 +348,7 @@ def test_extreme_alert_still_fits_the_crd_schema() -> None:
         ({"summary": "s", "description": "from description", "message": "from message"}, "from description"),
         ({"summary": "s", "message": "Pod web-0 has restarted 5 times"}, "Pod web-0 has restarted 5 times"),
         ({"summary": "s", "description": "  ", "message": "the message"}, "the message"),
+        ({"summary": "s", "description": "\u200b\u200b", "message": "the message"}, "the message"),
         ({"summary": "s"}, None),
     ],
 )

@@ -491,9 +491,8 @@ def alert_to_incident(
     }
     # Without control and format characters: a right-to-left override (U+202E) shows a reader at
     # 3 a.m. other text than the memory matches on.
-    text = next((annotations[k] for k in DESCRIPTION_ANNOTATIONS if isinstance(annotations.get(k), str)
-                 and annotations[k].strip()), "")
-    description = _without_invisible(text).strip()
+    description = next((text for k in DESCRIPTION_ANNOTATIONS if isinstance(annotations.get(k), str)
+                        and (text := _without_invisible(annotations[k]).strip())), "")
     if description:
         spec["description"] = description[:MAX_DESCRIPTION]
     if isinstance(annotations.get("symptoms"), str):
