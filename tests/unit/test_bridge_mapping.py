@@ -405,7 +405,7 @@ def test_the_query_is_evidence_a_terse_page_lacks_without_it() -> None:
     assert said(link) == ("consumer-lag",)
 
 
-def test_signatures_the_rule_writes_come_before_its_query() -> None:
+def test_signatures_the_rule_writes_win_over_its_query() -> None:
     assert _signatures(generatorURL=PROMETHEUS_LINK) == ["redis: connection pool timeout", "upstream timed out, retrying"]
 
 
