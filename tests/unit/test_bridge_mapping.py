@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import urllib.parse
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ import yaml
 
 from recall_operator.bridge import alertmanager as am
 from recall_operator.bridge.alertmanager import BridgeError, Mapped, map_payload
+from recall_operator.domain.models import IncidentSpec
+from recall_operator.domain.symptoms import symptoms_said
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=timezone.utc)
@@ -390,10 +393,7 @@ def test_a_rule_without_signatures_gives_its_query_from_the_generator_url(
 def test_the_query_is_evidence_a_terse_page_lacks_without_it() -> None:
     """A rule with no symptoms or signatures annotation: its query names what it measured, and the
     decision reads the tag from it (domain.symptoms) that the page's own words never say."""
-    from recall_operator.domain.models import IncidentSpec
-    from recall_operator.domain.symptoms import symptoms_said
-
-    link = "http://p.example/graph?g0.expr=" + am.urllib.parse.quote('sum(kafka_consumergroup_lag{group="ingest"}) > 1e6')
+    link = "http://p.example/graph?g0.expr=" + urllib.parse.quote('sum(kafka_consumergroup_lag{group="ingest"}) > 1e6')
     terse = {"summary": "Ingest behind"}
     known = {"consumer-lag", "oom-kill", "5xx"}
 
@@ -411,7 +411,7 @@ def test_signatures_the_rule_writes_win_over_its_query() -> None:
 
 def test_a_hostile_query_is_cut_to_the_crd_and_loses_its_invisible_characters() -> None:
     expression = "up\u202e == 0 " + "x" * (3 * am.MAX_SIGNATURE_LEN)
-    link = "http://p.example/graph?" + am.urllib.parse.urlencode({"g0.expr": expression})
+    link = "http://p.example/graph?" + urllib.parse.urlencode({"g0.expr": expression})
     [query] = _signatures(annotations=NO_SIGNATURES, generatorURL=link) or [""]
     assert len(query) == am.MAX_SIGNATURE_LEN
     assert query.startswith("up == 0 x")
