@@ -80,6 +80,8 @@ RULES: tuple[Rule, ...] = (
     Rule("symptoms_read", recommend, "read_symptoms", lambda _: lambda spec, catalog, memories: ()),
     # A service the topology does not name has no neighbours (none are taken from runbooks and reports).
     Rule("neighbours_seen", recommend, "seen_together", lambda _: lambda spec, memories, ctx: []),
+    # The matches are listed in their similarity's order, whatever runbook the answer recommends.
+    Rule("where_it_worked", recommend, "lead_with_where_it_worked", lambda _: lambda top, runbook: list(top)),
 )
 
 

@@ -505,9 +505,12 @@ def test_a_runbook_nearly_as_well_supported_beats_a_manual_fix_nothing_describes
                           **{**WAL_TEXT, "symptoms": ["disk-pressure"]})
     result = assess(incident(service="orders-db", **WAL_TEXT), [one_off, with_runbook],
                     context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK]))
-    assert [m.incident for m in result.matches[:2]] == ["inc-1", "inc-2"]  # the manual fix is the closer one
     rec = result.recommendation
     assert (rec.mode, rec.runbook) == ("advisory", SLOT_RUNBOOK.name)
+    # The manual fix is the closer one, and the match the runbook worked in is listed first, saying so.
+    assert [m.incident for m in result.matches[:2]] == ["inc-2", "inc-1"]
+    assert (f"inc-2 is listed first: runbook {SLOT_RUNBOOK.name} worked in it "
+            "(inc-1 comes before it by similarity and recognition)") in rec.reasons
     assert any(w.startswith("precedents disagree: a manual fix") for w in rec.warnings)
 
 

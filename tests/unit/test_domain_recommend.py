@@ -8,7 +8,8 @@ import pytest
 
 from recall_operator.domain.consolidation import count_runbook_outcomes, unvouched
 from recall_operator.domain.models import ContradictionResolution, RunbookRecord
-from recall_operator.domain.recommend import NOTE_SHOWN, assess
+from recall_operator.domain.recommend import NOTE_SHOWN, assess, lead_with_where_it_worked
+from recall_operator.domain.similarity import Breakdown, ScoredMemory
 from domain_builders import (
     KAFKA_TEXT,
     REDIS_TEXT,
@@ -248,7 +249,7 @@ LOOK_ALIKE = memory(
 )
 
 
-def test_a_precedent_recognised_by_its_confirmed_cause_is_listed_first_but_the_gate_reads_similarity() -> None:
+def test_a_precedent_recognised_by_its_confirmed_cause_ranks_nearer_but_the_gate_reads_similarity() -> None:
     new = incident(
         service="checkout-api",
         title="checkout-api p99 latency after release 5.0",
@@ -264,12 +265,65 @@ def test_a_precedent_recognised_by_its_confirmed_cause_is_listed_first_but_the_g
     terse, alike = by_name["inc-0031"], by_name["inc-0044"]
     # The report alone makes the look-alike at least as similar ...
     assert alike.similarity >= terse.similarity
-    # ... but the terse page's outcome names this failure, and that decides the order.
+    # ... but the terse page's outcome names this failure, and that decides the order ...
     assert terse.recognition > alike.recognition
-    assert [m.incident for m in result.matches][:1] == ["inc-0031"]
     assert terse.similarity + terse.recognition > alike.similarity + alike.recognition
+    # ... beneath the match the recommended runbook worked in: the gate reads similarity, so it
+    # chose the look-alike's fix, and that match is listed first, saying which one is nearer.
+    rec = result.recommendation
+    assert rec.runbook == "checkout-scale-out"
+    assert [m.incident for m in result.matches] == ["inc-0044", "inc-0031"]
+    assert ("inc-0044 is listed first: runbook checkout-scale-out worked in it "
+            "(inc-0031 comes before it by similarity and recognition)") in rec.reasons
     # The gate's "best similarity" is the highest similarity, whatever the order.
-    assert result.recommendation.similarity == max(m.similarity for m in result.matches)
+    assert rec.similarity == max(m.similarity for m in result.matches)
+
+
+def _shown(*found: tuple[str, str | None, str]) -> list[ScoredMemory]:
+    """Matches in their similarity's order: (name, the runbook its outcome names, how that run went)."""
+    def one(name: str, rb: str | None, result: str) -> ScoredMemory:
+        actions = [(f"run runbook {rb}", result)] if rb else [("fixed it by hand", "succeeded")]
+        return ScoredMemory(memory(name, runbook=rb, actions=actions), 90 - 10 * len(name), Breakdown(1, 1, 1, 1, 1, 1))
+    return [one(*f) for f in found]
+
+
+@pytest.mark.parametrize("runbook, found, order", [
+    # The nearest match the recommended runbook worked in leads; the rest keep their order.
+    ("rollback", [("a", "scale-out", "succeeded"), ("b", None, ""), ("c", "rollback", "succeeded"),
+                  ("d", "rollback", "succeeded")], "cabd"),
+    # Already first: nothing moves.
+    ("rollback", [("a", "rollback", "succeeded"), ("b", "rollback", "succeeded")], "ab"),
+    # A run that failed is not where it worked.
+    ("rollback", [("a", "scale-out", "succeeded"), ("b", "rollback", "failed"), ("c", "rollback", "succeeded")], "cab"),
+    ("rollback", [("a", "scale-out", "succeeded"), ("b", "rollback", "failed")], "ab"),
+    # No runbook recommended (novel with nothing to offer, a person decides): similarity's order.
+    (None, [("a", None, ""), ("b", "rollback", "succeeded")], "ab"),
+    # The runbook worked in none of the matches shown (the catalog's pick): similarity's order.
+    ("flush-cache", [("a", "rollback", "succeeded"), ("b", None, "")], "ab"),
+    ([], [], ""),
+])
+def test_the_match_the_recommended_runbook_worked_in_is_listed_first(runbook, found, order) -> None:
+    shown = _shown(*found)
+    assert "".join(s.memory.incident for s in lead_with_where_it_worked(shown, runbook or None)) == order
+
+
+def test_a_catalog_runbook_that_worked_in_a_farther_match_lists_that_match_first() -> None:
+    # Memory's nearest look-alike was fixed by a runbook declared for other symptoms; the catalog's
+    # fit for what this incident shows is a runbook that worked in a farther match, shown first.
+    dns = runbook("coredns-scale-out", ["cart-service"], ["dns-failures"])
+    restart = runbook("cart-restart", ["cart-service"], ["latency-spike"])
+    words = dict(title="cart pods slow, upstream calls timing out after the node upgrade",
+                 description="checkout requests wait on upstream calls that time out since the node upgrade")
+    near = memory("inc-1", runbook=restart.name, symptoms=["latency-spike"], **words)
+    far = memory("inc-2", service="payment-service", runbook=dns.name, title="resolver SERVFAIL",
+                 description="SERVFAIL from the resolver", symptoms=["dns-failures"])
+    new = incident(symptoms=["dns-failures"], **words)
+    result = assess(new, [near, far], context(catalog=[dns, restart]))
+    rec = result.recommendation
+    assert rec.runbook == dns.name
+    assert [m.incident for m in result.matches] == ["inc-2", "inc-1"]
+    assert result.matches[0].similarity < result.matches[1].similarity
+    assert any(r.startswith(f"inc-2 is listed first: runbook {dns.name} worked in it") for r in rec.reasons)
 
 
 @pytest.mark.parametrize("catalog, answer", [

@@ -176,10 +176,11 @@ def assess(
     ctx = replace(ctx, topology=filled, guessed=guessed)
     scored = score_candidates(incident.spec, cleaned, ctx.topology, dict(ctx.records), settings.weights, features)
     groups = merge_repages(scored)
-    matches = _matches(incident.spec, scored, groups, ctx, settings)
     found = gather(incident, scored, groups, ctx, settings)
     decision = decide(found.evidence, chain)
     novel = decision.mode == "novel"
+    shown = lead_with_where_it_worked(ranked(scored)[: settings.max_matches], decision.runbook)
+    matches = _matches(incident.spec, shown, groups, ctx, settings)
     return Assessment(
         matches,
         Recommendation(
@@ -198,7 +199,8 @@ def assess(
             reasons=[*([f"declares no symptoms; its words say {', '.join(read)}"] if read else []),
                      *([f"neighbours of {incident.spec.service} that the topology does not give, seen with it in "
                         f"runbooks or reports: {', '.join(sorted(guessed))}"] if guessed else []),
-                     *(r for r in ([] if novel else found.reasons) if r != decision.reason), decision.reason],
+                     *(r for r in ([] if novel else found.reasons) if r != decision.reason),
+                     *_listed_first(shown, scored, decision.runbook), decision.reason],
         ),
     )
 
@@ -232,12 +234,38 @@ def _namesake_warnings(incident: Incident, cleaned: Sequence[EpisodicMemory], ma
             " since deleted, not this one" for c in cleaned if c.incident == incident.name and c.incident in shown]
 
 
+def lead_with_where_it_worked(top: Sequence[ScoredMemory], runbook: str | None) -> list[ScoredMemory]:
+    """The matches shown, the nearest one in which the recommended runbook worked listed first.
+
+    On-call's first question of a recommended runbook is where it worked
+    before. The gate chose it on more than similarity (which fix recurs among
+    the look-alikes, what each runbook is declared for, the sides of a
+    contradiction), so the match it rests on is likelier this incident's
+    precedent than a closer look-alike fixed another way. The five shown stay
+    the same five; a run that failed is not where it worked.
+    """
+    worked = next((s for s in top if runbook is not None and s.memory.resolution.runbook == runbook
+                   and runbook_outcome(s.memory.resolution, runbook) == "succeeded"), None)
+    if worked is None:
+        return list(top)
+    return [worked, *(s for s in top if s is not worked)]
+
+
+def _listed_first(shown: Sequence[ScoredMemory], scored: Sequence[ScoredMemory], runbook: str | None) -> list[str]:
+    """Say why the first match is not the closest, when it is not."""
+    closest = ranked(scored)[0] if scored else None
+    if not shown or closest is None or shown[0] is closest:
+        return []
+    return [f"{shown[0].memory.incident} is listed first: runbook {runbook} worked in it "
+            f"({closest.memory.incident} comes before it by similarity and recognition)"]
+
+
 def _matches(
-    spec: IncidentSpec, scored: Sequence[ScoredMemory], groups: Sequence[Sequence[ScoredMemory]], ctx: Context,
+    spec: IncidentSpec, top: Sequence[ScoredMemory], groups: Sequence[Sequence[ScoredMemory]], ctx: Context,
     settings: Settings,
 ) -> list[Match]:
+    """What on-call reads of each match shown (`top`, in the order shown)."""
     repage_of = {m.memory.incident: g[0].memory.incident for g in groups for m in g[1:]}
-    top = ranked(scored)[: settings.max_matches]
     open_c = {
         m: c.name for c in open_contradictions(ctx.contradictions, [s.memory.incident for s in top]) for m in c.spec.memories
     }
