@@ -280,10 +280,10 @@ def test_a_precedent_recognised_by_its_confirmed_cause_ranks_nearer_but_the_gate
 
 
 def _shown(*found: tuple[str, str | None, str]) -> list[ScoredMemory]:
-    """Matches in their similarity's order: (name, the runbook its outcome names, how that run went)."""
+    """Matches in the order given, as ranked: (name, the runbook its outcome names, how that run went)."""
     def one(name: str, rb: str | None, result: str) -> ScoredMemory:
         actions = [(f"run runbook {rb}", result)] if rb else [("fixed it by hand", "succeeded")]
-        return ScoredMemory(memory(name, runbook=rb, actions=actions), 90 - 10 * len(name), Breakdown(1, 1, 1, 1, 1, 1))
+        return ScoredMemory(memory(name, runbook=rb, actions=actions), 80, Breakdown(1, 1, 1, 1, 1, 1))
     return [one(*f) for f in found]
 
 
@@ -300,11 +300,12 @@ def _shown(*found: tuple[str, str | None, str]) -> list[ScoredMemory]:
     (None, [("a", None, ""), ("b", "rollback", "succeeded")], "ab"),
     # The runbook worked in none of the matches shown (the catalog's pick): similarity's order.
     ("flush-cache", [("a", "rollback", "succeeded"), ("b", None, "")], "ab"),
-    ([], [], ""),
+    # Nothing recalled.
+    ("rollback", [], ""),
 ])
 def test_the_match_the_recommended_runbook_worked_in_is_listed_first(runbook, found, order) -> None:
     shown = _shown(*found)
-    assert "".join(s.memory.incident for s in lead_with_where_it_worked(shown, runbook or None)) == order
+    assert "".join(s.memory.incident for s in lead_with_where_it_worked(shown, runbook)) == order
 
 
 def test_a_catalog_runbook_that_worked_in_a_farther_match_lists_that_match_first() -> None:

@@ -179,7 +179,8 @@ def assess(
     found = gather(incident, scored, groups, ctx, settings)
     decision = decide(found.evidence, chain)
     novel = decision.mode == "novel"
-    shown = lead_with_where_it_worked(ranked(scored)[: settings.max_matches], decision.runbook)
+    closest = ranked(scored)[: settings.max_matches]
+    shown = lead_with_where_it_worked(closest, decision.runbook)
     matches = _matches(incident.spec, shown, groups, ctx, settings)
     return Assessment(
         matches,
@@ -200,7 +201,7 @@ def assess(
                      *([f"neighbours of {incident.spec.service} that the topology does not give, seen with it in "
                         f"runbooks or reports: {', '.join(sorted(guessed))}"] if guessed else []),
                      *(r for r in ([] if novel else found.reasons) if r != decision.reason),
-                     *_listed_first(shown, scored, decision.runbook), decision.reason],
+                     *_listed_first(shown, closest, decision.runbook), decision.reason],
         ),
     )
 
@@ -251,13 +252,12 @@ def lead_with_where_it_worked(top: Sequence[ScoredMemory], runbook: str | None) 
     return [worked, *(s for s in top if s is not worked)]
 
 
-def _listed_first(shown: Sequence[ScoredMemory], scored: Sequence[ScoredMemory], runbook: str | None) -> list[str]:
+def _listed_first(shown: Sequence[ScoredMemory], closest: Sequence[ScoredMemory], runbook: str | None) -> list[str]:
     """Say why the first match is not the closest, when it is not."""
-    closest = ranked(scored)[0] if scored else None
-    if not shown or closest is None or shown[0] is closest:
+    if not shown or shown[0] is closest[0]:
         return []
     return [f"{shown[0].memory.incident} is listed first: runbook {runbook} worked in it "
-            f"({closest.memory.incident} comes before it by similarity and recognition)"]
+            f"({closest[0].memory.incident} comes before it by similarity and recognition)"]
 
 
 def _matches(
