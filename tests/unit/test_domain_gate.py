@@ -50,6 +50,33 @@ def test_nothing_similar(evidence: Evidence, decided) -> None:
 @pytest.mark.parametrize(
     ("evidence", "decided"),
     [
+        (ev(best=48, exploration=FIT, fixed_nearest=("inc-1",)), ("advisory", "catalog-b", "catalog")),
+        (ev(best=48, exploration=FIT), None),
+        (ev(best=48, fixed_nearest=("inc-1",)), None),
+        (ev(best=55, exploration=FIT, fixed_nearest=("inc-1",)), None),
+        (ev(best=52, exploration=FIT, fixed_nearest=("inc-1",), recognised=("inc-2",)), None),
+    ],
+    ids=["offer-fixed-the-nearest", "offer-fixed-nothing-near", "no-offer", "at-the-bar", "recognised-instead"],
+)
+def test_catalog_fixed_nearest(evidence: Evidence, decided) -> None:
+    got = gate.catalog_fixed_nearest(evidence)
+    assert (got and (got.mode, got.runbook, got.source)) == decided
+    if got:
+        assert got.actionability == 0
+        assert "below the novel bar 55" in got.reason and "fixed its nearest past incident (inc-1)" in got.reason
+
+
+def test_without_catalog_fixed_nearest_the_same_evidence_is_novel() -> None:
+    # The policy comes first; the rest of the chain reads the evidence as novel, with the offer to explore.
+    e = ev(best=48, exploration=FIT, fixed_nearest=("inc-1",))
+    assert (gate.decide(e).mode, gate.decide(e).policy) == ("advisory", "catalog_fixed_nearest")
+    without = tuple(p for p in gate.CHAIN if p is not gate.catalog_fixed_nearest)
+    assert (gate.decide(e, without).mode, gate.decide(e, without).runbook) == ("novel", "catalog-b")
+
+
+@pytest.mark.parametrize(
+    ("evidence", "decided"),
+    [
         (ev(fixes=(FIX,), chosen=FIX), None),
         (ev(fixes=(FIX,), leader_stale="m1", replacement=FIT, replacement_ceiling=40), ("advisory", "catalog-b", 40)),
         (ev(fixes=(FIX,), leader_stale="m1"), ("advisory", None, 0)),
@@ -549,7 +576,11 @@ def test_a_precedent_below_the_novel_bar_is_recognised_by_its_confirmed_outcome(
     without = assess(PSP_REPORT, [silent], context(catalog=PSP_CATALOG))
     # The same report, the same page: only what the outcome says differs.
     assert with_outcome.matches[0].similarity == without.matches[0].similarity < 55
-    assert without.recommendation.mode == "novel"
+    assert not any(r.startswith("inc-0052 is recognised") for r in without.recommendation.reasons)
+    # Unrecognised, it is novel; only because the catalog's offer ran in it is it still taken for a recurrence.
+    assert "is what fixed its nearest past incident (inc-0052)" in without.recommendation.reasons[-1]
+    alone = tuple(p for p in gate.CHAIN if p is not gate.catalog_fixed_nearest)
+    assert assess(PSP_REPORT, [silent], context(catalog=PSP_CATALOG), chain=alone).recommendation.mode == "novel"
     rec = with_outcome.recommendation
     assert (rec.mode, rec.runbook) == ("advisory", "payment-rotate-psp-key")
     assert any(r.startswith("inc-0052 is recognised") for r in rec.reasons), rec.reasons
@@ -618,10 +649,16 @@ def test_look_alikes_under_the_novel_bar_vote_once_the_incident_has_a_precedent(
 
 def test_a_novel_incident_s_look_alikes_are_no_evidence() -> None:
     scored = _look_alikes(("inc-a", "fix-x", 54), ("inc-b", "fix-y", 50))
-    found = gather(incident(symptoms=["timeout"]), scored, merge_repages(scored), context(catalog=[FIX_X, FIX_Y]),
+    # The catalog offers fix-y, which only the farther look-alike ran.
+    found = gather(incident(symptoms=["timeout"]), scored, merge_repages(scored), context(catalog=[FIX_Y]),
                    Settings())
     assert (found.evidence.fixes, found.names) == ((), [])
     assert gate.decide(found.evidence).mode == "novel"
+    # The nearest ran the runbook the catalog offers: it alone is named, as what the offer fixed, and still
+    # nothing votes.
+    offered = gather(incident(symptoms=["timeout"]), scored, merge_repages(scored), context(catalog=[FIX_X]),
+                     Settings())
+    assert (offered.evidence.fixes, offered.names, offered.evidence.fixed_nearest) == ((), ["inc-a"], ("inc-a",))
 
 
 # --------------------------------------------------------------------------

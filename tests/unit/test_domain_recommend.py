@@ -8,7 +8,8 @@ import pytest
 
 from recall_operator.domain.consolidation import count_runbook_outcomes, unvouched
 from recall_operator.domain.models import ContradictionResolution, RunbookRecord
-from recall_operator.domain.recommend import NOTE_SHOWN, assess, lead_with_where_it_worked
+from recall_operator.domain.catalog import CatalogFit
+from recall_operator.domain.recommend import NOTE_SHOWN, assess, lead_with_where_it_worked, offer_fixed_nearest
 from recall_operator.domain.similarity import Breakdown, ScoredMemory
 from domain_builders import (
     KAFKA_TEXT,
@@ -184,6 +185,59 @@ def test_novel_mode_offers_a_proven_runbook_of_the_service_next_door_when_it_cov
     assert (partial.mode, partial.runbook) == ("novel", None)
     unrelated = assess(incident(service="orders-db", symptoms=["timeout"]), [far], ctx).recommendation
     assert unrelated.runbook is None
+
+
+# An alert page says little: under the novel bar against a person's report of the same failure.
+PAGE = {"title": "[FIRING:1] CartLatencyHigh cart-service", "description": "cart p99 2.1s > 1s for 10m",
+        "symptoms": ["latency-spike"]}
+
+
+def test_a_page_whose_nearest_incident_the_catalogs_offer_fixed_is_advice_not_exploration() -> None:
+    ctx = context(catalog=[VM_RESTART], records=RECORDS)
+    result = assess(incident(**PAGE), [REDIS_PRECEDENT], ctx)
+    rec = result.recommendation
+    assert rec.similarity < 55 and result.matches[0].incident == "inc-0017"
+    assert (rec.mode, rec.runbook, rec.source, rec.actionability) == ("advisory", "redis-restart-vm", "catalog", 0)
+    assert rec.evidence == ["inc-0017"]
+    assert "is what fixed its nearest past incident (inc-0017)" in rec.reasons[-1], rec.reasons
+    # The same nearest incident fixed by another runbook: the catalog's offer stays an exploration.
+    other = REDIS_PRECEDENT.model_copy(update={"resolution": memory("x", runbook="cart-scale-out").resolution})
+    novel = assess(incident(**PAGE), [other], ctx).recommendation
+    assert (novel.mode, novel.runbook, novel.evidence) == ("novel", "redis-restart-vm", [])
+
+
+def _near(name: str, similarity: int, rb: str | None, result: str = "succeeded", **text) -> ScoredMemory:
+    actions = [(f"run runbook {rb}", result)] if rb else [("restart the redis vm by hand", "succeeded")]
+    return ScoredMemory(memory(name, runbook=rb, actions=actions, **(text or REDIS_TEXT)), similarity,
+                        Breakdown(1, 1, 1, 1, 1, 1))
+
+
+OFFER = CatalogFit("redis-restart-vm", 0.7, "applies to cart-service")
+
+
+@pytest.mark.parametrize("scored, offer, nearest", [
+    # The nearest ran the offered runbook and it worked.
+    ([_near("a", 48, "redis-restart-vm"), _near("b", 44, "cart-scale-out")], OFFER, ("a",)),
+    # Fixed by hand, in a way the offered runbook describes (its title's words).
+    ([_near("a", 48, None, title="cart latency: restart redis vm")], OFFER, ("a",)),
+    # The nearest was fixed another way, though a farther one ran the offer.
+    ([_near("a", 48, "cart-scale-out"), _near("b", 46, "redis-restart-vm")], OFFER, ()),
+    # It ran there and failed: not what fixed it.
+    ([_near("a", 48, "redis-restart-vm", "failed")], OFFER, ()),
+    # Two tied for nearest, fixed two ways: no agreement.
+    ([_near("a", 48, "redis-restart-vm"), _near("b", 48, "cart-scale-out")], OFFER, ()),
+    # Two tied for nearest, both by the offer: both named.
+    ([_near("a", 48, "redis-restart-vm"), _near("b", 48, "redis-restart-vm")], OFFER, ("a", "b")),
+    # Out of the evidence window under the novel bar.
+    ([_near("a", 39, "redis-restart-vm")], OFFER, ()),
+    # Nothing offered, or nothing recalled.
+    ([_near("a", 48, "redis-restart-vm")], None, ()),
+    ([], OFFER, ()),
+], ids=["ran-and-worked", "described-manual-fix", "farther-only", "failed-there", "tie-split", "tie-agrees",
+        "too-far", "no-offer", "nothing-recalled"])
+def test_offer_fixed_nearest(scored, offer, nearest) -> None:
+    ctx = context(catalog=[VM_RESTART], records=RECORDS)
+    assert offer_fixed_nearest(incident(**PAGE).spec, scored, offer, ctx, {}, 40) == nearest
 
 
 def test_the_asking_incident_is_never_its_own_precedent() -> None:

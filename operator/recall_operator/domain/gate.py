@@ -5,6 +5,7 @@ decides, with the mode, the runbook to show and a reason, or passes to the
 next. The chain is read top to bottom here and nowhere else: the first
 policy that decides wins, and the last one always does.
 
+    catalog_fixed_nearest    -> advisory    under the novel bar, but the catalog's offer fixed the nearest past incident
     nothing_similar          -> novel       no precedent is close enough, and none is recognised
     remembered_fix_stale     -> advisory    memory's fix was made stale by a migration
     no_runbook_remembered    -> advisory    every precedent was fixed by hand, or every fix is blocked
@@ -72,6 +73,7 @@ class Evidence:
     replacement_ceiling: int = 0
     manual_match: FixMatch | None = None  # the runbook that describes the manual fixes
     recognised: tuple[str, ...] = ()  # below the novel bar, but their confirmed outcomes say what this one says
+    fixed_nearest: tuple[str, ...] = ()  # below the novel bar: the nearest past incidents, which `exploration` fixed
     newer: CatalogFit | None = None  # the catalog's best fit, written after the chosen fix last worked
     last_worked: str = ""  # when and where the chosen fix last worked, for the reason
     # The chosen runbook's $(SERVICE) here, and the services it lists, when those do not include it.
@@ -98,6 +100,21 @@ class Decision:
 
 
 Policy = Callable[[Evidence], Decision | None]
+
+
+def catalog_fixed_nearest(e: Evidence) -> Decision | None:
+    """Under the novel bar, but the catalog's runbook for this incident is what fixed its nearest past incident."""
+    offer = e.exploration
+    if e.best >= e.novel_bar or e.recognised or not e.fixed_nearest or offer is None:
+        return None
+    return Decision(
+        "advisory", offer.runbook, "catalog", "catalog_fixed_nearest",
+        f"best similarity {e.best} is below the novel bar {e.novel_bar}, but catalog runbook {offer.runbook} fits "
+        f"this incident ({offer.why}) and is what fixed its nearest past incident ({', '.join(e.fixed_nearest)}): "
+        "taken for a recurrence the words do not show, and shown as advice",
+        warnings=("no precedent reaches the novel bar; the runbook is the catalog's, seen to fix the nearest "
+                  "incident: a person decides",),
+    )
 
 
 def nothing_similar(e: Evidence) -> Decision | None:
@@ -284,6 +301,7 @@ def act(e: Evidence) -> Decision:
 
 
 CHAIN: tuple[Policy, ...] = (
+    catalog_fixed_nearest,
     nothing_similar,
     remembered_fix_stale,
     no_runbook_remembered,
