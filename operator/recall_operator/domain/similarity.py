@@ -240,15 +240,6 @@ class LexicalScorer:
         self.unseen_idf = math.log(1 + (self.n + 0.5) / 0.5)
         self._idf: dict[str, float] = {}  # only the terms a query asks about are ever needed
 
-    def idf(self, term: str) -> float:
-        """The always-positive IDF variant: a term in every document still counts a little."""
-        if term not in self._idf:
-            # In how many documents it occurs, counted for the query's terms only: a
-            # query asks about a few dozen terms, the pool holds thousands.
-            c = sum(1 for d in self.documents if term in d)
-            self._idf[term] = self.unseen_idf if c == 0 else math.log(1 + (self.n - c + 0.5) / (c + 0.5))
-        return self._idf[term]
-
     @classmethod
     def of_counts(cls, counted: Sequence[Mapping[str, int]]) -> LexicalScorer:
         """The same scorer over documents already counted (term -> occurrences)."""
@@ -257,9 +248,11 @@ class LexicalScorer:
     def _idfs(self, query: Mapping[str, int], shared: Sequence[Sequence[str]] | None = None) -> dict[str, float]:
         """The query's terms' IDF, looked up once for a pass over every document.
 
-        The terms not asked about before are counted in one pass over the pool;
-        `shared`, when given, is each document's terms of this query (so the
-        pass only counts them).
+        The always-positive IDF variant: a term in every document still counts
+        a little. Only the query's terms are counted (a query asks about a few
+        dozen, the pool holds thousands), those not asked about before in one
+        pass over the pool; `shared`, when given, is each document's terms of
+        this query (so the pass only counts them).
         """
         new = set(query).difference(self._idf)
         if new:
