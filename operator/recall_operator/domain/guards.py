@@ -8,6 +8,7 @@ function that says what it found and why.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -65,12 +66,15 @@ def memory_staleness(
     after = [m for m in in_effect(migrations, now) if memory.resolved_at < migration_time(m)]
     if not after:  # most memories: no migration since they were resolved
         return None
-    fix_text = " ".join(
-        [memory.resolution.summary, *(a.action for a in memory.resolution.actions)]
-    ).lower()
+    actions = " ".join(a.action for a in memory.resolution.actions)
+    fix_text = f"{memory.resolution.summary} {actions}".lower()
     for m in after:
         spec = m.spec
-        used = [rb for rb in spec.impacted_runbooks if runbook_outcome(memory.resolution, rb) is not None]
+        # runbook_outcome is None for a runbook no action names (by its whole name) and the outcome does not
+        # record: the substring test skips those cheaply, as failed_before does.
+        used = [rb for rb in spec.impacted_runbooks
+                if (rb == memory.resolution.runbook or rb in actions)
+                and runbook_outcome(memory.resolution, rb) is not None]
         phrases = [k for k in spec.impacted_fix_keywords if _says(fix_text, k)]
         related = topology.relation(memory.spec.service, spec.target_service) != "unrelated"
         if used or phrases or (related and memory.resolution.runbook in spec.impacted_runbooks):
@@ -137,4 +141,10 @@ def open_contradictions(
 
 def _says(text: str, phrase: str) -> bool:
     """Whether lower-case `text` holds `phrase` as whole words: a keyword "lb" is not in "rollback"."""
-    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}(?![a-z0-9])", text) is not None
+    phrase = phrase.lower()
+    return phrase in text and _whole_words(phrase).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _whole_words(phrase: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])")
