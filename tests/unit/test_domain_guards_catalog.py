@@ -15,7 +15,7 @@ from recall_operator.domain.guards import (
     stale_runbooks,
 )
 from recall_operator.domain.models import MigrationSpec
-from domain_builders import T0, TOPOLOGY, contradiction, memory, migration, runbook, spec
+from domain_builders import T0, TOPOLOGY, contradiction, memory, migration, resolution, runbook, spec
 
 MIGRATED = T0 + timedelta(days=14)
 LATER = T0 + timedelta(days=60)
@@ -30,6 +30,12 @@ MIG = migration("redis-to-enterprise", "redis-cluster", ["redis-restart-vm"], wh
         (memory("inc-1", runbook="redis-restart-vm", resolved_at=MIGRATED + timedelta(days=1)), LATER, False),
         (memory("inc-1", runbook="redis-restart-vm", resolved_at=T0), MIGRATED - timedelta(days=1), False),
         (memory("inc-1", runbook="k8s-rollback", resolved_at=T0), LATER, False),  # another fix
+        # On a service the migration does not touch, only the runbook counts: recorded, though no action names it,
+        (memory("inc-1", service="orders-db", resolved_at=T0,
+                res=resolution("redis-restart-vm", [("failed the primary over by hand", "succeeded")])), LATER, True),
+        # ... and not when an action names only a longer runbook name that contains it.
+        (memory("inc-1", service="orders-db", resolved_at=T0,
+                actions=[("run redis-restart-vm-graceful", "succeeded")]), LATER, False),
     ],
 )
 def test_memory_staleness(mem, now, stale: bool) -> None:

@@ -228,7 +228,7 @@ OFFER = CatalogFit("redis-restart-vm", 0.7, "applies to cart-service")
     ([_near("a", 48, "redis-restart-vm"), _near("b", 48, "cart-scale-out")], OFFER, ()),
     # Two tied for nearest, both by the offer: both named.
     ([_near("a", 48, "redis-restart-vm"), _near("b", 48, "redis-restart-vm")], OFFER, ("a", "b")),
-    # Out of the evidence window under the novel bar.
+    # Farther under the novel bar than the window the floor (40) leaves.
     ([_near("a", 39, "redis-restart-vm")], OFFER, ()),
     # Nothing offered, or nothing recalled.
     ([_near("a", 48, "redis-restart-vm")], None, ()),
