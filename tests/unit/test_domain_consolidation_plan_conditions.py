@@ -9,17 +9,19 @@ import pytest
 from recall_operator.domain.conditions import condition, set_condition
 from recall_operator.domain.consolidation import (
     NOT_YET_RESOLVED,
+    Outcomes,
     as_remembered,
     count_runbook_outcomes,
     from_another_object,
     memory_text,
     name_taken,
     names_runbook,
+    record_outcome,
     related_incident,
     runbook_outcome,
     win_rate,
 )
-from recall_operator.domain.models import RunbookRecord
+from recall_operator.domain.models import Action, RunbookRecord
 from recall_operator.domain.plan import PlanError, build_plan, parameters_for
 from domain_builders import REDIS_TEXT, T0, memory, resolution, runbook, spec
 
@@ -102,6 +104,19 @@ def test_a_longer_runbook_s_failure_is_not_counted_against_a_shorter_one() -> No
     claimed = as_remembered(resolution(None, [("run runbook restart-pods-graceful", "succeeded")]),
                             ["restart-pods", "restart-pods-graceful"], ran="restart-pods")
     assert claimed.actions[-1].reported and claimed.actions[0].observed  # the run it saw, first
+
+
+def test_an_answer_s_outcomes_say_what_each_outcome_says_however_often_asked() -> None:
+    # A failure only a person reports counts against the runbook, not on its record: the two questions
+    # differ for one outcome, and the ledger must keep them apart.
+    claimed = resolution("rb").model_copy(update={"actions": (Action(action="run rb", result="failed", reported=True),)})
+    plain = resolution("rb")
+    fared = Outcomes()
+    for _ in range(2):  # the second round is answered from what the first kept
+        assert fared.of(claimed, "rb") == runbook_outcome(claimed, "rb") == "failed"
+        assert fared.of(claimed, "rb", recorded=True) == record_outcome(claimed, "rb") == "succeeded"
+        assert fared.of(plain, "rb") == "succeeded"
+        assert fared.of(plain, "other") is None
 
 
 def test_count_runbook_outcomes() -> None:

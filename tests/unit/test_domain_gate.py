@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 
 from recall_operator.domain import gate, recommend
+from recall_operator.domain.consolidation import Outcomes
 from recall_operator.domain.catalog import CatalogFit
 from recall_operator.domain.gate import Evidence, Fix, Side
 from recall_operator.domain.models import Runbook, RunbookRecord
@@ -685,7 +686,7 @@ def _voter(name: str, similarity: int, runbook: str | None = None, result: str =
     ids=["one", "same-fix-twice", "two-fixes", "failed-runbook-no-vote", "by-hand"],
 )
 def test_votes(voters: list[ScoredMemory], support: dict[str | None, float]) -> None:
-    got, ran_in, described_by = recommend._votes(voters, lambda m: m.resolution.runbook)
+    got, ran_in, described_by = recommend._votes(voters, lambda m: m.resolution.runbook, Outcomes())
     assert got == support
     assert {rb: [s.memory.incident for s in ss] for rb, ss in ran_in.items()} == {
         rb: [v.memory.incident for v in voters if v.memory.resolution.runbook == rb] for rb in support if rb

@@ -157,6 +157,29 @@ def runbook_outcome(resolution: Resolution, runbook: str) -> str | None:
     return None
 
 
+class Outcomes:
+    """How each runbook fared in each outcome, worked out once for one answer.
+
+    The gate asks the same outcome about the same runbook again and again
+    (the runbooks seen to work, each `failed_before` pass, the votes): 179
+    calls an answer for 102 questions on the benchmark's probes at 1k
+    memories. Keep one for one answer only: it holds each resolution it was
+    asked about, so no id it keys on is reused while it lives.
+    """
+
+    def __init__(self) -> None:
+        self._fared: dict[tuple[int, str, bool], tuple[Resolution, str | None]] = {}
+
+    def of(self, resolution: Resolution, runbook: str, *, recorded: bool = False) -> str | None:
+        """`runbook_outcome`, or `record_outcome` when `recorded`."""
+        key = (id(resolution), runbook, recorded)
+        kept = self._fared.get(key)
+        if kept is None:
+            kept = (resolution, (record_outcome if recorded else runbook_outcome)(resolution, runbook))
+            self._fared[key] = kept
+        return kept[1]
+
+
 def runbook_run_here(status: Mapping[str, Any]) -> str | None:
     """The runbook whose plan this operator ran for the incident, as its status.execution records it."""
     execution = status.get("execution") or {}

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 
-from recall_operator.domain.consolidation import one_voice, record_outcome, runbook_outcome
+from recall_operator.domain.consolidation import Outcomes, one_voice, runbook_outcome
 from recall_operator.domain.models import ArchitectureMigration, Contradiction, EpisodicMemory
 from recall_operator.domain.topology import Topology
 
@@ -100,7 +100,7 @@ def stale_runbooks(migrations: Sequence[ArchitectureMigration], now: datetime) -
 
 
 def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str],
-                  proven: Collection[str] = ()) -> dict[str, str]:
+                  proven: Collection[str] = (), outcomes: Outcomes | None = None) -> dict[str, str]:
     """Runbook -> the precedent in which its most recent attempt failed.
 
     Similar precedents are "the same conditions". A runbook that failed and
@@ -109,8 +109,10 @@ def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str],
     runbook when its text names the runbook. A failure only one person vouches
     for (`one_voice`), or only claimed for a runbook the operator did not run
     there (a reported action, `record_outcome`), is not held against a runbook
-    in `proven`, one the operator saw work under these conditions.
+    in `proven`, one the operator saw work under these conditions. `outcomes`:
+    the answer's, when it asks more than once.
     """
+    fared = outcomes or Outcomes()
     names = list(runbooks)
     last: dict[str, tuple[str, str]] = {}
     for memory in sorted(precedents, key=lambda m: m.resolved_at):
@@ -121,7 +123,7 @@ def failed_before(precedents: Iterable[EpisodicMemory], runbooks: Iterable[str],
         for rb in names:
             if (rb != memory.resolution.runbook and rb not in said) or (heard and rb in proven):
                 continue
-            result = (record_outcome if rb in proven else runbook_outcome)(memory.resolution, rb)
+            result = fared.of(memory.resolution, rb, recorded=rb in proven)
             if result is not None:
                 last[rb] = (result, memory.incident)
     return {rb: incident for rb, (result, incident) in last.items() if result == "failed"}

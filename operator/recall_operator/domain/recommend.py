@@ -26,7 +26,14 @@ from recall_operator.domain.catalog import (
     written_since,
 )
 from recall_operator.domain.contradictions import reconciled_by
-from recall_operator.domain.consolidation import confirmed_cause, final_outcome, one_voice, runbook_outcome, win_rate
+from recall_operator.domain.consolidation import (
+    Outcomes,
+    confirmed_cause,
+    final_outcome,
+    one_voice,
+    runbook_outcome,
+    win_rate,
+)
 from recall_operator.domain.guards import (
     STALE_FLOOR,
     Staleness,
@@ -483,12 +490,13 @@ def gather(
     # Runbooks the operator saw work under these conditions (memory keeps a
     # runbook only for a run it saw succeed): one person's word alone does not
     # block or out-vote them (consolidation.one_voice).
+    fared = Outcomes()  # the same outcomes are asked of the same runbooks below, again and again
     seen_work = {s.memory.resolution.runbook: s.memory.incident for s in sorted(precedents, key=lambda p: p.similarity)
-                 if s.memory.resolution.runbook and runbook_outcome(s.memory.resolution, s.memory.resolution.runbook)
+                 if s.memory.resolution.runbook and fared.of(s.memory.resolution, s.memory.resolution.runbook)
                  == "succeeded"}
     proven = set(seen_work)
     reasons += _one_voice_failures(precedents, seen_work)
-    unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys(), proven))
+    unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys(), proven, fared))
     described: dict[str, FixMatch] = {}
     looked_up: dict[str, FixMatch | None] = {}
     catalog_words = CatalogWords(ctx.catalog)
@@ -511,7 +519,7 @@ def gather(
     reasons += why
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
-    failed = failed_before(considered, ctx.catalog.keys(), proven)
+    failed = failed_before(considered, ctx.catalog.keys(), proven, fared)
     for failed_rb, inc in sorted(failed.items()):
         warnings.append(f"runbook {failed_rb} was tried before under the same conditions and failed ({inc})")
 
@@ -519,7 +527,7 @@ def gather(
     # any contradiction, less the sides this incident does not resemble.
     voters, why = _witnesses([rep for rep in [*reps, *linked] if rep.memory.incident not in overruled], proven)
     reasons += why
-    support, ran_in, described_by = _votes(voters, fix_of)
+    support, ran_in, described_by = _votes(voters, fix_of, fared)
     for name, match in sorted(described.items()):
         if name in {s.memory.incident for s in described_by.get(match.runbook, [])}:
             reasons.append(match.why())
@@ -534,7 +542,7 @@ def gather(
         backers = [*ran_in[rb], *described_by[rb]]
         near_bar = max(settings.novel_bar, max(s.similarity for s in backers) - settings.evidence_window)
         close = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
-        failed_near = failed_before([*close, *(s.memory for s in linked)], [rb], proven)
+        failed_near = failed_before([*close, *(s.memory for s in linked)], [rb], proven, fared)
         if rb in failed_near:
             blocked[rb] = f"failed before in {failed_near[rb]}"
     for rb, cause in blocked.items():
@@ -705,7 +713,7 @@ def _witnesses(voters: Sequence[ScoredMemory], proven: set[str]) -> tuple[list[S
 Votes = tuple[dict[str | None, float], dict[str | None, list[ScoredMemory]], dict[str | None, list[ScoredMemory]]]
 
 
-def _votes(voters: Sequence[ScoredMemory], fix_of: Callable[[EpisodicMemory], str | None]) -> Votes:
+def _votes(voters: Sequence[ScoredMemory], fix_of: Callable[[EpisodicMemory], str | None], fared: Outcomes) -> Votes:
     """Each independent precedent votes for the fix that resolved it, weighted by similarity.
 
     Returns each fix's support, the precedents it ran in, and those fixed by
@@ -716,7 +724,7 @@ def _votes(voters: Sequence[ScoredMemory], fix_of: Callable[[EpisodicMemory], st
     described_by: dict[str | None, list[ScoredMemory]] = defaultdict(list)
     for rep in voters:
         ran = rep.memory.resolution.runbook
-        if ran is not None and runbook_outcome(rep.memory.resolution, ran) == "failed":
+        if ran is not None and fared.of(rep.memory.resolution, ran) == "failed":
             continue
         rb = fix_of(rep.memory)
         # Look-alikes of one family are not independent witnesses: a fix is as
