@@ -63,7 +63,7 @@ def memory_staleness(
     and its fix touched what changed: a runbook the migration names, a fix
     phrase it lists, or the migrated service itself or one next to it.
     """
-    after = [m for m in in_effect(migrations, now) if memory.resolved_at < migration_time(m)]
+    after = [m for m in migrations if memory.resolved_at < migration_time(m) <= now]  # in effect, and since
     if not after:  # most memories: no migration since they were resolved
         return None
     actions = " ".join(a.action for a in memory.resolution.actions)
