@@ -382,6 +382,38 @@ def test_extreme_alert_is_accepted_by_the_api_server(bridge: BridgeThread, names
     assert len(inc["spec"]["symptoms"]) == 64 and len(inc["spec"]["labels"]) == 128
 
 
+def test_an_alert_with_lone_surrogates_is_one_incident_after_the_bridge_restarts(
+    namespace: str, cluster: Any, k8s_api: Any
+) -> None:
+    # JSON can carry "\ud800", which no UTF-8 string holds: the API server stores U+FFFD in its place. A
+    # bridge that compared what it sent with what it reads back took its own Incident for someone else's.
+    odd = direct_alert("fp-\ud800", team="\udfff-ops")
+    odd["annotations"]["summary"] = "queue \ud83d stuck"
+    body = json.dumps(webhook(odd)).encode()
+    assert b"\\ud800" in body  # the escape as a sender writes it, not a character
+    first = BridgeThread(namespace)
+    first.start()
+    try:
+        code, answer = post(f"{first.url}/alerts", body)
+    finally:
+        first.stop()
+    assert code == 200, answer
+    [made] = answer["created"]
+    # A restarted bridge knows nothing of what it wrote: it reads the Incident back and must know it as its own.
+    second = BridgeThread(namespace)
+    second.start()
+    try:
+        code, answer = post(f"{second.url}/alerts", body)
+    finally:
+        second.stop()
+    assert code == 200, answer
+    assert answer.get("created", []) == [], answer
+    [incident] = incidents(k8s_api, namespace)
+    assert incident["metadata"]["name"] == made
+    assert incident["spec"]["labels"]["team"] == "\ufffd-ops"
+    assert incident["spec"]["title"] == "queue \ufffd stuck"
+
+
 def test_100_concurrent_posts_make_exactly_one_incident_per_alert(
     bridge: BridgeThread, namespace: str, k8s_api: Any
 ) -> None:

@@ -614,6 +614,19 @@ def test_a_fingerprint_with_a_lone_surrogate_gets_a_name_not_an_error() -> None:
     assert name.startswith("alert-fp-") and name == am.incident_name("fp\ud800")
 
 
+def test_lone_surrogates_are_written_as_the_api_server_stores_them() -> None:
+    # The server reads "\ud800" as U+FFFD; the bridge compares what it reads back with what it wrote.
+    odd = alert(fingerprint="fp\ud800", labels={"alertname": "X\udfff", "service": "cart\ud83d", "\ud800k": "v"})
+    odd["annotations"] = {"summary": "stuck \ud800", "errorSignatures": "err \udc00"}
+    [inc] = mapped(payload(odd)).incidents
+    spec, annotations = inc.manifest["spec"], inc.manifest["metadata"]["annotations"]
+    assert (spec["service"], spec["title"], spec["errorSignatures"]) == ("cart\ufffd", "stuck \ufffd", ["err \ufffd"])
+    assert spec["labels"]["alertname"] == "X\ufffd" and spec["labels"]["\ufffdk"] == "v"
+    assert annotations[am.ANN_FINGERPRINT] == inc.patch["metadata"]["annotations"][am.ANN_FINGERPRINT] == "fp\ufffd"
+    assert inc.name == am.incident_name("fp\ud800")  # the name is the one earlier bridges gave this alert
+    IncidentSpec.model_validate(spec)
+
+
 def test_a_service_label_a_command_would_read_as_an_option_is_skipped() -> None:
     result = mapped(payload(alert(), alert(fingerprint="fedcba9876543210",
                                            labels={"alertname": "X", "service": "--all"})))
