@@ -43,6 +43,7 @@ from recall_operator.domain.gate import CHAIN, Policy
 from recall_operator.domain.recommend import Assessment, Context, Settings, assess
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.topology import Topology, TopologyError, merge_topologies
+from recall_operator.kube.client import as_stored_text
 from recall_operator.memory import open_backend
 from recall_operator.memory.base import MemoryBackend, MemorySettings, MemoryUnavailable, recall_query
 
@@ -88,9 +89,12 @@ def read_events(path: Path) -> Iterator[Event]:
             if not text or text.startswith("#"):
                 continue
             try:
-                raw = json.loads(text)
+                # What a cluster would hold: the API server keeps U+FFFD for a lone surrogate escape.
+                raw = as_stored_text(json.loads(text))
             except json.JSONDecodeError as exc:
                 raise DatasetError(f"{path}:{number}: not valid JSON: {exc.msg} at column {exc.colno}") from exc
+            except RecursionError as exc:
+                raise DatasetError(f"{path}:{number}: nested too deeply to be an event") from exc
             if not isinstance(raw, dict):
                 raise DatasetError(f"{path}:{number}: each line must be a JSON object")
             kind = raw.get("type")

@@ -204,8 +204,11 @@ def _line(**changes) -> str:
         ([_line(), json.dumps({"at": "2025-01-03T00:00:00Z", "type": "outcome", "incident": "inc-404", "resolution": {}})], 2, "'incident'"),
         ([_line(truth={"novel": "maybe"})], 1, "truth.novel"),
         ([_line(truth={"precedent": ["inc-0"]})], 1, "truth.precedent"),
+        ([_line(), _line(at="2025-01-03T00:00:00Z", object="X").replace('"X"', "[" * 5000 + "]" * 5000)],
+         2, "nested too deeply"),
     ],
-    ids=["bad-json", "missing-at", "unsorted", "unknown-type", "no-service", "unknown-incident", "bad-truth", "unknown-truth-field"],
+    ids=["bad-json", "missing-at", "unsorted", "unknown-type", "no-service", "unknown-incident", "bad-truth",
+         "unknown-truth-field", "nested-too-deeply"],
 )
 def test_a_malformed_line_exits_2_naming_the_line_and_field(tmp_path: Path, capsys, lines, line_no: int, field: str) -> None:
     path = tmp_path / "bad.jsonl"
@@ -214,6 +217,31 @@ def test_a_malformed_line_exits_2_naming_the_line_and_field(tmp_path: Path, caps
     err = capsys.readouterr().err
     assert f"bad.jsonl:{line_no + 1}:" in err  # +1: the comment line
     assert field in err
+
+
+def test_a_lone_surrogate_escape_reads_as_the_api_server_would_store_it(
+    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]]
+) -> None:
+    # JSON may escape half of a surrogate pair alone ("\ud800"): a cluster keeps U+FFFD for it, and so does
+    # replay; it used to stop with a traceback when memory wrote the incident down.
+    def with_text(odd: str) -> list[str]:
+        out = []
+        for line in DEV.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                event = json.loads(line)
+                if event["type"] == "incident":
+                    event["object"]["spec"]["description"] += f" {odd}"
+                elif event["type"] == "outcome":
+                    event["resolution"]["summary"] = f"{event['resolution'].get('summary', '')} {odd}"
+                line = json.dumps(event)
+            out.append(line)
+        return out
+
+    lone, stored = tmp_path / "lone.jsonl", tmp_path / "stored.jsonl"
+    lone.write_text("\n".join(with_text("\ud800 and \udfff")) + "\n", encoding="utf-8")
+    stored.write_text("\n".join(with_text("\ufffd and \ufffd")) + "\n", encoding="utf-8")
+    assert "\\ud800" in lone.read_text(encoding="utf-8")
+    assert replay(capsys, lone, "--per-incident")["rows"] == replay(capsys, stored, "--per-incident")["rows"]
 
 
 @pytest.mark.parametrize("typo", ["precedent", "unsafe_runbooks", "Novel", "runbooks"])

@@ -25,7 +25,8 @@ SERVICES = ["checkout-api", "orders-db", "edge-proxy", "cart-cache"]
 SYMPTOMS = ["latency-spike", "5xx", "oom-kill", "consumer-lag", "disk-full", "devices-offline"]
 RUNBOOKS = ["rb-rollback", "rb-scale-out", "rb-flush"]
 WORDS = ["pool", "timeout", "KafkaConsumerLagHigh", "oom", "restart", "p99", "no", "not", "rebalance",
-         "max_poll_records", "deploy", "é", "502", "'No space left'", "x509"]
+         "max_poll_records", "deploy", "é", "502", "'No space left'", "x509",
+         "half\ud800pair"]  # a lone surrogate escape: a cluster would hold U+FFFD
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=7).map(" ".join)

@@ -73,6 +73,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from recall_operator.api import API_VERSION
+from recall_operator.kube.client import as_stored_text
 from recall_operator.domain.times import parse_time
 from recall_operator.domain.approval_rules import BRIDGE_OPENER, OPENED_BY_ANNOTATION as OPENED_BY
 
@@ -149,8 +150,6 @@ REFIRE_AFTER = timedelta(hours=1)
 _NON_DNS = re.compile(r"[^a-z0-9-]+")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _WHITESPACE = re.compile(r"\s+")
-# A UTF-16 surrogate on its own: JSON can escape one ("\ud800"), no UTF-8 text can hold it.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _RECURRENCE_SUFFIX = re.compile(r"-[0-9]{14}$")
 
 
@@ -550,27 +549,11 @@ def alert_to_incident(
         "spec": spec,
     }
     patch = {"metadata": {"annotations": tracking}}
-    return AlertIncident(name=name, status=status, manifest=as_stored(manifest), patch=as_stored(patch),
-                         panel_url=panel_url)
-
-
-def as_stored(value: Any) -> Any:
-    """`value` with each lone surrogate as U+FFFD, as the API server stores the text.
-
-    The API server's JSON reader puts U+FFFD in place of a surrogate escape
-    that pairs with nothing. The bridge reads an Incident back to know it as
-    its alert's (the fingerprint annotation) and to tell a re-fire with news
-    from one without: what it compares must be what the server keeps, or a
-    restarted bridge takes its own Incident for someone else's and opens a
-    second one for the same alert.
-    """
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {as_stored(k): as_stored(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [as_stored(v) for v in value]
-    return value
+    # The bridge reads an Incident back to know it as its alert's (the fingerprint annotation) and to tell a
+    # re-fire with news from one without: it writes what the API server will keep, or a restarted bridge takes
+    # its own Incident for someone else's and opens a second one for the same alert.
+    return AlertIncident(name=name, status=status, manifest=as_stored_text(manifest),
+                         patch=as_stored_text(patch), panel_url=panel_url)
 
 
 def ended_firing(incident: Mapping[str, Any], item: AlertIncident) -> bool:

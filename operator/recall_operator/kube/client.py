@@ -16,6 +16,23 @@ from typing import Any
 _SURROGATE_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
 
 
+# A UTF-16 surrogate on its own: JSON can escape one ("\ud800") that pairs with
+# nothing, which no UTF-8 text can hold. The API server's JSON reader stores
+# U+FFFD in its place (Python's reader keeps it, and then cannot encode it).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_stored_text(value: Any) -> Any:
+    """Decoded JSON with each lone surrogate, in keys and strings, as U+FFFD: the text the API server would keep."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {as_stored_text(k): as_stored_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_stored_text(v) for v in value]
+    return value
+
+
 def apply_body(obj: Any) -> str:
     """`obj` as JSON that the API server's YAML reader accepts (the body of an apply patch)."""
     def one_escape(m: re.Match[str]) -> str:
