@@ -382,6 +382,15 @@ def test_extreme_alert_is_accepted_by_the_api_server(bridge: BridgeThread, names
     assert len(inc["spec"]["symptoms"]) == 64 and len(inc["spec"]["labels"]) == 128
 
 
+def post_through_a_new_bridge(namespace: str, body: bytes) -> tuple[int, Any]:
+    bridge = BridgeThread(namespace)
+    bridge.start()
+    try:
+        return post(f"{bridge.url}/alerts", body)
+    finally:
+        bridge.stop()
+
+
 def test_an_alert_with_lone_surrogates_is_one_incident_after_the_bridge_restarts(
     namespace: str, cluster: Any, k8s_api: Any
 ) -> None:
@@ -391,21 +400,12 @@ def test_an_alert_with_lone_surrogates_is_one_incident_after_the_bridge_restarts
     odd["annotations"]["summary"] = "queue \ud83d stuck"
     body = json.dumps(webhook(odd)).encode()
     assert b"\\ud800" in body  # the escape as a sender writes it, not a character
-    first = BridgeThread(namespace)
-    first.start()
-    try:
-        code, answer = post(f"{first.url}/alerts", body)
-    finally:
-        first.stop()
+    # Each post goes through a bridge of its own: one restarted knows nothing of what it wrote, so it reads
+    # the Incident back and must know it as its own.
+    code, answer = post_through_a_new_bridge(namespace, body)
     assert code == 200, answer
     [made] = answer["created"]
-    # A restarted bridge knows nothing of what it wrote: it reads the Incident back and must know it as its own.
-    second = BridgeThread(namespace)
-    second.start()
-    try:
-        code, answer = post(f"{second.url}/alerts", body)
-    finally:
-        second.stop()
+    code, answer = post_through_a_new_bridge(namespace, body)
     assert code == 200, answer
     assert answer.get("created", []) == [], answer
     [incident] = incidents(k8s_api, namespace)
