@@ -71,6 +71,9 @@ def test_incident_names(text: str, expected: list[str]) -> None:
         ("a: {dependsOn: b}", "'a': dependsOn must be a list"),
         ("a: {dependsOn: [1]}", "'a': dependsOn must be a list"),
         ("a: 3", "'a'"),
+        # A ConfigMap anyone with configmaps/edit writes: the index kept nothing of it and said nothing.
+        ("[" * 5000 + "]" * 5000, "nested too deeply"),
+        ("a: {dependsOn: " + "{x: " * 3000 + "1" + "}" * 3001, "nested too deeply"),
     ],
 )
 def test_topology_parse_refuses_bad_text_with_the_entry_named(text: str, error: str) -> None:

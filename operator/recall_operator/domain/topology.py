@@ -46,6 +46,8 @@ class Topology:
             raw = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
             raise TopologyError(f"topology is not valid YAML: {exc}") from exc
+        except RecursionError as exc:  # PyYAML composes nested nodes by recursion: `[[[[...` past its limit
+            raise TopologyError("topology is nested too deeply to map services to what they call") from exc
         if not isinstance(raw, dict):
             raise TopologyError("topology must map each service to {dependsOn: [...]}")
         graph: dict[str, frozenset[str]] = {}
