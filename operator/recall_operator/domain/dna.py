@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from recall_operator.domain.models import IncidentSpec
+from recall_operator.domain.models import IncidentSpec, as_read
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
 
@@ -48,6 +48,7 @@ class Dimension:
 
 
 def incident_dna(spec: IncidentSpec, topology: Topology) -> list[Dimension]:
+    spec = as_read(spec)  # the words scoring reads (models.as_read), so the DNA shown is the one compared
     words = tokens(f"{spec.title} {spec.description} {' '.join(spec.error_signatures)} {' '.join(spec.symptoms)}")
     n_services = max(len(topology.depends_on), 1)
     depth = topology.depth(spec.service)

@@ -139,6 +139,31 @@ class IncidentSpec(_Model):
         return parse_time(value) or value if isinstance(value, str) else value
 
 
+# What recall and scoring read of an incident's own text. The CRD lets a spec
+# hold 64 KB of description and 128 log lines of 8 KB each; read whole, one
+# such Incident (anyone who may open one, or an alert, can write it) held the
+# event loop for about 3 s of scoring on each answer and each re-evaluation,
+# and its memory for as long when written. A report says what it is about in
+# its first lines, as a log says in its first ones; the development
+# histories' longest description is under 1,000 characters and their log
+# lines are three at most, under 300 characters each, so none is cut.
+READ_DESCRIPTION = 4_096
+READ_SIGNATURES = 16
+READ_SIGNATURE = 512
+
+
+def as_read(spec: IncidentSpec) -> IncidentSpec:
+    """The spec with its description and log lines cut to what recall and scoring read (the object keeps them whole)."""
+    signatures = spec.error_signatures
+    if (len(spec.description) <= READ_DESCRIPTION and len(signatures) <= READ_SIGNATURES
+            and all(len(line) <= READ_SIGNATURE for line in signatures)):
+        return spec
+    return spec.model_copy(update={
+        "description": spec.description[:READ_DESCRIPTION],
+        "error_signatures": tuple(line[:READ_SIGNATURE] for line in signatures[:READ_SIGNATURES]),
+    })
+
+
 class Incident(_Model):
     name: str
     spec: IncidentSpec

@@ -52,6 +52,7 @@ from recall_operator.domain.models import (
     Mode,
     Runbook,
     RunbookRecord,
+    as_read,
     riskiest,
 )
 from recall_operator.domain.plan import undeclared_target, unset_parameters
@@ -176,11 +177,15 @@ def assess(
     settings: Settings = Settings(),
     chain: Sequence[Policy] = CHAIN,
 ) -> Assessment:
-    # An incident that declares no symptoms (most alert-bridge pages) is
-    # compared by the known tags its words say, and the reasons name them.
-    read = read_symptoms(incident.spec, ctx.catalog, candidates)
+    # Only so much of a long report and its log lines is read (models.as_read). An incident
+    # that declares no symptoms (most alert-bridge pages) is compared by the known tags its
+    # words say, and the reasons name them.
+    spec = as_read(incident.spec)
+    read = read_symptoms(spec, ctx.catalog, candidates)
     if read:
-        incident = incident.model_copy(update={"spec": incident.spec.model_copy(update={"symptoms": read})})
+        spec = spec.model_copy(update={"symptoms": read})
+    if spec is not incident.spec:
+        incident = incident.model_copy(update={"spec": spec})
     cleaned = clean_candidates(incident, candidates)
     # A store that kept each memory's features hands them over with the candidates.
     features = candidates.features_of(cleaned) if isinstance(candidates, Recalled) else None

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter
 
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import own_values, placement_values, values_similarity
-from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord
+from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord, as_read
 from recall_operator.domain.text import negated_stems, negated_words, plain_stems, stem, tokens
 from recall_operator.domain.topology import Topology
 
@@ -348,7 +348,7 @@ NO_RECORD = RunbookRecord()
 # What a memory's features were derived by. Raise it whenever a change here or
 # in text.py / dna.py changes what `memory_features` returns: a store that
 # keeps features rebuilds the ones of an older version when it opens.
-FEATURES_VERSION = 9
+FEATURES_VERSION = 10
 
 
 # What `MemoryFeatures.to_json` writes, as pydantic reads and checks it: a stored
@@ -402,7 +402,9 @@ class MemoryFeatures:
 
 def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
     """The scoring features of one memory (what `score_candidates` would derive from it)."""
-    spec = memory.spec
+    spec = as_read(memory.spec)  # read as far as a query's own text is (models.as_read)
+    if spec is not memory.spec:
+        memory = memory.model_copy(update={"spec": spec})
     words = Counter(scoring_words(spec))
     return MemoryFeatures(
         words=dict(words),

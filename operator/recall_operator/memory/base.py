@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from recall_operator.domain.candidates import is_namesake
-from recall_operator.domain.models import EpisodicMemory, Incident
+from recall_operator.domain.models import EpisodicMemory, Incident, as_read
 from recall_operator.domain.similarity import Recalled
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
@@ -45,8 +45,9 @@ class RecallQuery:
 
 
 def recall_query(incident: Incident, topology: Topology) -> RecallQuery:
-    """What an incident asks of memory: its own words, its service and that service's neighbours."""
-    spec = incident.spec
+    """What an incident asks of memory: its own words (as far as scoring reads them), its service and
+    that service's neighbours."""
+    spec = as_read(incident.spec)
     return RecallQuery(
         incident=incident.name,
         service=spec.service,

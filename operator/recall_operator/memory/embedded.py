@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from recall_operator.domain.consolidation import final_outcome
-from recall_operator.domain.models import EpisodicMemory
+from recall_operator.domain.models import EpisodicMemory, as_read
 from recall_operator.domain.similarity import FEATURES_VERSION, MemoryFeatures, Recalled, memory_features
 from recall_operator.domain.text import tokens
 from recall_operator.memory.base import (
@@ -133,8 +133,9 @@ PARSED_CACHE = 4_096
 
 
 def searchable_words(memory: EpisodicMemory) -> str:
-    """What the FTS index holds for a memory: the words of what was seen and what was found."""
-    spec, res = memory.spec, memory.resolution
+    """What the FTS index holds for a memory: the words of what was seen (as far as a query reads its own) and
+    what was found."""
+    spec, res = as_read(memory.spec), memory.resolution
     parts = [
         spec.service,
         spec.title,
