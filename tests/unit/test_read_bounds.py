@@ -67,3 +67,15 @@ def test_words_past_the_bounds_move_no_score_of_the_incident_nor_of_a_memory() -
         remembered.model_copy(update={"spec": as_read(remembered.spec)}))
     assert TELLING not in searchable_words(remembered).split()
     assert incident_dna(long.spec, Topology()) == incident_dna(cut.spec, Topology())
+
+
+def test_the_catalog_reads_each_command_as_far_as_it_names_its_tool_and_target() -> None:
+    from recall_operator.domain.catalog import READ_COMMAND, runbook_words
+    from recall_operator.domain.models import Runbook
+
+    script = "pgbouncer-reload --pool orders " + "x" * READ_COMMAND + f" {TELLING}"
+    rb = Runbook.model_validate({"name": "rb", "spec": {"title": "Reload the pool", "services": ["orders-db"],
+                                                         "steps": [{"name": "reload", "image": "tools:1",
+                                                                    "command": ["sh", "-c", script]}]}})
+    words = runbook_words(rb)
+    assert {"pgbouncer-reload", "pool", "orders", "reload"} <= set(words) and TELLING not in words
