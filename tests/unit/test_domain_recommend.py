@@ -9,7 +9,7 @@ import pytest
 from recall_operator.domain.consolidation import count_runbook_outcomes, unvouched
 from recall_operator.domain.models import ContradictionResolution, RunbookRecord
 from recall_operator.domain.catalog import CatalogFit
-from recall_operator.domain.recommend import NOTE_SHOWN, assess, lead_with_where_it_worked, offer_fixed_nearest
+from recall_operator.domain.recommend import CLAIMS_SHOWN, NOTE_SHOWN, assess, lead_with_where_it_worked, offer_fixed_nearest
 from recall_operator.domain.similarity import Breakdown, ScoredMemory
 from domain_builders import (
     KAFKA_TEXT,
@@ -111,6 +111,23 @@ def test_kafka_contradiction_is_advisory_and_shows_both_claims() -> None:
     done = contradiction("kafka-poll", dict(zip(c.spec.memories, ("a", "b"))), state="reconciled")
     again = assess(incident(service="kafka-orders", **KAFKA_TEXT), [older, newer], context(catalog=[KAFKA_RAISE, KAFKA_LOWER], contradictions=[done]))
     assert not any("open contradiction" in w for w in again.recommendation.warnings)
+
+
+def test_an_open_contradiction_s_warning_repeats_a_few_claims_in_a_line_each() -> None:
+    """A person may write 64 claims of 8 KB: each answer it touches would carry half a megabyte of them."""
+    older = memory("inc-0007", service="kafka-orders", runbook=KAFKA_RAISE.name, resolved_at=T0, **KAFKA_TEXT)
+    newer = memory("inc-0023", service="kafka-orders", runbook=KAFKA_LOWER.name, resolved_at=T0 + timedelta(days=20),
+                   **KAFKA_TEXT)
+    claims = {"inc-0007": "raise the interval " + "because " * 1000, "inc-0023": "lower the records",
+              **{f"inc-90{i:02d}": f"claim {i}" for i in range(20)}}
+    c = contradiction("kafka-poll", claims)
+    ctx = context(catalog=[KAFKA_RAISE, KAFKA_LOWER], contradictions=[c])
+    rec = assess(incident(service="kafka-orders", **KAFKA_TEXT), [older, newer], ctx).recommendation
+    [warning] = [w for w in rec.warnings if w.startswith("open contradiction kafka-poll")]
+    assert "inc-0007: raise the interval because" in warning and "inc-0023: lower the records" in warning
+    assert warning.endswith(f"; {len(claims) - CLAIMS_SHOWN} more claim(s) in the Contradiction"), warning
+    assert len(warning) < (NOTE_SHOWN + 20) * CLAIMS_SHOWN + 100
+    assert rec.mode == "advisory"
 
 
 def test_a_reconciled_contradiction_says_who_reconciled_it_and_how_the_claims_fit() -> None:

@@ -420,8 +420,16 @@ def side_reason(near: Side, others: Sequence[Side]) -> str:
     return f"{head} as much as {rest}; the side confirmed last speaks"
 
 
-# How much of a reconciliation's note a reason repeats; the Contradiction holds the rest.
+# How much of a reconciliation's note, or of one claim, an answer repeats; the Contradiction holds the rest.
 NOTE_SHOWN = 240
+# How many of an open contradiction's claims a warning repeats (a person may list up to 64, 8 KB each).
+CLAIMS_SHOWN = 4
+
+
+def shown(text: str) -> str:
+    """`text` on one line, cut to NOTE_SHOWN characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= NOTE_SHOWN else line[: NOTE_SHOWN - 3].rstrip() + "..."
 
 
 def reconciled_reason(contradiction: Contradiction) -> str | None:
@@ -431,10 +439,7 @@ def reconciled_reason(contradiction: Contradiction) -> str | None:
         return None
     who = reconciled_by(res.reconciled_by)
     when = f" on {res.reconciled_at:%Y-%m-%d}" if res.reconciled_at else ""
-    note = " ".join(res.note.split())
-    if len(note) > NOTE_SHOWN:
-        note = note[: NOTE_SHOWN - 3].rstrip() + "..."
-    return f"contradiction {contradiction.name} was reconciled {who}{when}: {note}"
+    return f"contradiction {contradiction.name} was reconciled {who}{when}: {shown(res.note)}"
 
 
 def gather(
@@ -599,8 +604,10 @@ def gather(
 
     contradicted = open_contradictions(ctx.contradictions, names)
     for c in contradicted:
-        claims = "; ".join(f"{cl.memory}: {cl.claim}" for cl in c.spec.claims)
-        warnings.append(f"open contradiction {c.name} ({c.spec.topic}): {claims}")
+        claims = "; ".join(f"{cl.memory}: {shown(cl.claim)}" for cl in c.spec.claims[:CLAIMS_SHOWN])
+        more = len(c.spec.claims) - CLAIMS_SHOWN
+        warnings.append(f"open contradiction {c.name} ({shown(c.spec.topic)}): {claims}"
+                        + (f"; {more} more claim(s) in the Contradiction" if more > 0 else ""))
 
     newer, last_worked = None, ""
     if chosen is not None and chosen.runbook is not None and not leader_stale:
