@@ -129,7 +129,9 @@ def render_match(index: int, match: Mapping[str, Any]) -> list[str]:
         lines.append(f"   rolled out shortly before both: {', '.join(map(str, shared))}")
     actions = render_actions(match.get("actions") or [])
     if actions:
-        lines.append("   actions:")
+        left_out = match.get("actionsLeftOut")
+        lines.append(f"   actions (the last {len(actions)}; {left_out} earlier ones are in memory):"
+                     if isinstance(left_out, int) and left_out > 0 else "   actions:")
         lines += [f"     {a}" for a in actions]
     stale = match.get("stale")
     if stale:

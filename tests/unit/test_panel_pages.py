@@ -346,3 +346,13 @@ def test_the_list_shows_the_newest_that_fit_a_page_and_says_how_many_match(monke
     text = " ".join(_page(body).split())
     assert "5 of 5 incidents, the newest 3 shown: filter to see the others" in text
     assert "inc-04" in body and "inc-02" in body and "inc-01" not in body
+
+
+def test_the_incident_page_says_how_many_earlier_actions_of_a_match_memory_holds() -> None:
+    status = {"matches": [_match("inc-0024", 81, actionsLeftOut=56)], "recommendation": {"mode": "advisory"}}
+    source = StaticSource({"incidents": [_incident("inc-big", "lag", status)]}, namespaces=[NS])
+    text = _page(asyncio.run(server.incident_page(source, NS, "inc-big", NOW)))
+    assert "56 earlier action(s), in memory" in text
+    assert "run runbook reduce-poll-records" in text
+    (view,) = views.match_views({"matches": [{"incident": "inc-1", "actionsLeftOut": "56"}]}, {})
+    assert view.actions_left_out == 0  # not a count: nothing to say

@@ -457,3 +457,12 @@ def test_a_name_that_is_no_contradiction_name_is_refused_before_anything_is_sent
     # The kubeconfig points at a closed port: reaching the API would be another error.
     assert main(["reconcile", name, "--note", "n", "--kubeconfig", _closed_port_kubeconfig(tmp_path)]) == 1
     assert "is not a Contradiction name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("left_out", "head"), [(56, "   actions (the last 1; 56 earlier ones are in memory):"),
+                                                (None, "   actions:"), ("56", "   actions:")])
+def test_why_says_how_many_earlier_actions_the_answer_left_to_memory(left_out: object, head: str) -> None:
+    match = {"incident": "inc-1", "similarity": 70, "actionsLeftOut": left_out,
+             "actions": [{"action": "run runbook redis-restart", "result": "succeeded"}]}
+    lines = plugin.render_match(1, match)
+    assert head in lines, lines

@@ -376,3 +376,28 @@ def test_an_answer_leaves_no_reference_cycles_behind() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_an_answer_repeats_the_last_actions_of_each_match_a_line_each() -> None:
+    # Outcomes may list 64 actions of 4 KB: five such matches made an answer no Incident could hold, so any
+    # incident that recalled them was left untriaged. The answer gives each match's last ACTIONS_SHOWN.
+    from recall_operator.domain.recommend import ACTIONS_SHOWN, NOTE_SHOWN
+
+    def padded(name: str, days_ago: int) -> EpisodicMemory:
+        m = _memory(name, days_ago)
+        tried = [{"action": f"attempt {i} " + "x" * 4000, "result": "failed"} for i in range(63)]
+        actions = [*tried, {"action": "run runbook redis-restart", "result": "succeeded"}]
+        return m.model_copy(update={"resolution": m.resolution.model_copy(
+            update={"actions": tuple(Resolution.model_validate({"actions": actions}).actions)})})
+
+    assessment, _, change = _triage([padded(f"inc-{i}", 10 + i) for i in range(5)], _ctx())
+    assert len(change.patch["matches"]) == 5
+    for match in change.patch["matches"]:
+        assert len(match["actions"]) == ACTIONS_SHOWN and match["actionsLeftOut"] == 64 - ACTIONS_SHOWN
+        assert match["actions"][-1] == {"action": "run runbook redis-restart", "result": "succeeded"}
+        assert all(len(a["action"]) <= NOTE_SHOWN for a in match["actions"])
+    assert len(repr(change.patch)) < 64 * 1024
+    # An outcome of a few actions is repeated whole, and says nothing left out.
+    _, _, plain = _triage([_memory("inc-1", 30)], _ctx())
+    assert plain.patch["matches"][0]["actionsLeftOut"] is None
+    assert plain.patch["matches"][0]["actions"] == [{"action": "run runbook redis-restart", "result": "succeeded"}]

@@ -150,6 +150,15 @@ class Match:
     ruled_out: list[str] = field(default_factory=list)  # why the breakdown's ruledOut deduction applies
     # Words of a rollout made shortly before both incidents: part of the lexical term.
     shared_change: list[str] = field(default_factory=list)
+    actions_left_out: int = 0  # earlier actions memory holds that `actions` does not repeat (ACTIONS_SHOWN)
+
+
+# How many of a match's actions an answer repeats: the last ones, as the fix that
+# held comes last. An outcome may list 64 actions of 4 KB each, and five matches
+# with such outcomes made an answer larger than an Incident may hold, so it was
+# never written: a few outcomes written that way would leave every incident that
+# recalls them untriaged. Each action is cut to a line as well (`shown`).
+ACTIONS_SHOWN = 8
 
 
 @dataclass(frozen=True)
@@ -295,8 +304,9 @@ def _matches(
             breakdown=s.breakdown.as_status(settings.weights),
             outcome=final_outcome(s.memory.resolution),
             runbook=s.memory.resolution.runbook,
-            actions=[{"action": a.action, "result": a.result, **({"reported": True} if a.reported else {})}
-                     for a in s.memory.resolution.actions],
+            actions=[{"action": shown(a.action), "result": a.result, **({"reported": True} if a.reported else {})}
+                     for a in s.memory.resolution.actions[-ACTIONS_SHOWN:]],
+            actions_left_out=max(0, len(s.memory.resolution.actions) - ACTIONS_SHOWN),
             stale=memory_staleness(s.memory, ctx.migrations, ctx.topology, ctx.now),
             contradiction=open_c.get(s.memory.incident),
             repage_of=repage_of.get(s.memory.incident),

@@ -168,6 +168,7 @@ def match_status(match: Match) -> dict[str, Any]:
         "repageOf": match.repage_of,
         "ruledOut": list(match.ruled_out) or None,
         "sharedChange": list(match.shared_change) or None,
+        "actionsLeftOut": match.actions_left_out or None,
     }
 
 

@@ -204,6 +204,7 @@ class MatchView:
     date: str = "-"
     title: str = ""
     found: bool = False
+    actions_left_out: int = 0  # earlier actions of that outcome the answer does not repeat (memory holds them)
 
 
 def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]) -> list[MatchView]:
@@ -223,6 +224,7 @@ def match_views(status: Mapping[str, Any], past: Mapping[str, Mapping[str, Any]]
             shared_change=", ".join(map(str, m["sharedChange"])) if isinstance(m.get("sharedChange"), list) else "",
             stale=m.get("stale") or None, contradiction=str(m.get("contradiction") or ""),
             repage_of=str(m.get("repageOf") or ""),
+            actions_left_out=m["actionsLeftOut"] if isinstance(m.get("actionsLeftOut"), int) else 0,
         )
         obj = past.get(name)
         if obj:
