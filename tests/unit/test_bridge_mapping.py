@@ -627,6 +627,22 @@ def test_lone_surrogates_are_written_as_the_api_server_stores_them() -> None:
     IncidentSpec.model_validate(spec)
 
 
+def test_a_field_is_read_no_further_than_what_its_limit_can_keep() -> None:
+    # A request may carry 16 MiB; a 15 MB annotation was read whole, character by character, for 3 s of
+    # the event loop, to keep its first 64 KiB. Each field now reads READ_FACTOR times what it keeps.
+    hidden = "\u200b" * (am.MAX_DESCRIPTION * am.READ_FACTOR)
+    [short] = mapped(payload(alert(annotations={"summary": "s", "description": "\u200b" * 10 + "seen"}))).incidents
+    assert short.manifest["spec"]["description"] == "seen"
+    [long] = mapped(payload(alert(annotations={"summary": "s", "description": hidden + "seen"}))).incidents
+    assert "description" not in long.manifest["spec"]
+    labels = {"alertname": "X", "service": "cart", "team": "\u200b" * (am.MAX_LABEL_VALUE * am.READ_FACTOR) + "ops"}
+    [label] = mapped(payload(alert(labels=labels))).incidents
+    assert label.manifest["spec"]["labels"]["team"] == ""
+    symptoms = "," * (am.MAX_SYMPTOMS * am.MAX_SYMPTOM_LEN * am.READ_FACTOR) + "latency"
+    [tags] = mapped(payload(alert(annotations={"summary": "s", "symptoms": symptoms}))).incidents
+    assert "symptoms" not in tags.manifest["spec"]
+
+
 def test_a_service_label_a_command_would_read_as_an_option_is_skipped() -> None:
     result = mapped(payload(alert(), alert(fingerprint="fedcba9876543210",
                                            labels={"alertname": "X", "service": "--all"})))

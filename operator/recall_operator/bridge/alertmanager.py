@@ -285,7 +285,7 @@ def sanitize_symptom(raw: str) -> str | None:
 
 def parse_symptoms(value: str) -> list[str]:
     out: list[str] = []
-    for raw in value.split(","):
+    for raw in value[: MAX_SYMPTOMS * MAX_SYMPTOM_LEN * READ_FACTOR].split(","):
         tag = sanitize_symptom(raw)
         if tag and tag not in out:
             out.append(tag)
@@ -296,7 +296,8 @@ def parse_symptoms(value: str) -> list[str]:
 
 def parse_signatures(value: str) -> list[str]:
     out: list[str] = []
-    for line in _without_invisible(value).splitlines():
+    # As far as the CRD can keep of them (a megabyte): four times that took most of a second.
+    for line in _without_invisible(value, MAX_SIGNATURES * MAX_SIGNATURE_LEN // READ_FACTOR).splitlines():
         line = line.strip()[:MAX_SIGNATURE_LEN]
         if line and line not in out:
             out.append(line)
@@ -317,8 +318,8 @@ def rule_query(generator_url: str) -> str | None:
     senders (Grafana, vmalert) link to the rule instead, and give nothing here.
     The query is shown and compared as words, like any signature: never run.
     """
-    try:
-        query = urllib.parse.urlsplit(generator_url).query
+    try:  # a query is percent-encoded: three characters to one at most, so this reads past any that is kept
+        query = urllib.parse.urlsplit(generator_url[: MAX_SIGNATURE_LEN * READ_FACTOR]).query
     except ValueError:  # "http://[::1" and the like: not a URL, so no query either
         return None
     values = urllib.parse.parse_qs(query, errors="replace").get(GENERATOR_QUERY_KEY) or []
@@ -333,12 +334,20 @@ def map_severity(value: str | None) -> str:
 
 
 def _one_line(value: str, limit: int) -> str:
-    return _WHITESPACE.sub(" ", _without_invisible(value)).strip()[:limit].rstrip()
+    return _WHITESPACE.sub(" ", _without_invisible(value, limit)).strip()[:limit].rstrip()
 
 
-def _without_invisible(value: str) -> str:
-    """The text without control and format characters (NUL, zero-width spaces, U+180E and the like)."""
-    return "".join(ch for ch in value if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n")
+# How much of a text the bridge reads for a field of `limit` characters: what it keeps, with room for the
+# spaces and invisible characters it drops. A request may carry 16 MiB, and reading a 15 MB annotation
+# whole, character by character, held the event loop for 3 s only to keep its first 64 KiB.
+READ_FACTOR = 4
+
+
+def _without_invisible(value: str, limit: int) -> str:
+    """The text's first `limit` x READ_FACTOR characters without control and format characters (NUL,
+    zero-width spaces, U+180E and the like)."""
+    return "".join(ch for ch in value[: limit * READ_FACTOR]
+                   if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n")
 
 
 def visible(value: str) -> bool:
@@ -353,7 +362,7 @@ def named(value: str) -> bool:
 
 def _label_value(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return _without_invisible(text)[:MAX_LABEL_VALUE]
+    return _without_invisible(text, MAX_LABEL_VALUE)[:MAX_LABEL_VALUE]
 
 
 def _spec_labels(labels: dict[str, Any], fingerprint: str, alertname: str | None) -> dict[str, str]:
@@ -493,7 +502,7 @@ def alert_to_incident(
     # Without control and format characters: a right-to-left override (U+202E) shows a reader at
     # 3 a.m. other text than the memory matches on.
     description = next((text for k in DESCRIPTION_ANNOTATIONS if isinstance(annotations.get(k), str)
-                        and (text := _without_invisible(annotations[k]).strip())), "")
+                        and (text := _without_invisible(annotations[k], MAX_DESCRIPTION).strip())), "")
     if description:
         spec["description"] = description[:MAX_DESCRIPTION]
     if isinstance(annotations.get("symptoms"), str):
