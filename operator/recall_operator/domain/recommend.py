@@ -154,10 +154,11 @@ class Match:
 
 
 # How many of a match's actions an answer repeats: the last ones, as the fix that
-# held comes last. An outcome may list 64 actions of 4 KB each, and five matches
-# with such outcomes made an answer larger than an Incident may hold, so it was
-# never written: a few outcomes written that way would leave every incident that
-# recalls them untriaged. Each action is cut to a line as well (`shown`).
+# held comes last. An outcome may list 64 actions of 4,096 characters each; on a
+# real API server, two such outcomes recalled by a third look-alike made its
+# status so large that its own outcome could no longer be stored, and a few more
+# leave every incident that recalls them without an answer that fits. Each
+# action is cut to a line as well (`shown`).
 ACTIONS_SHOWN = 8
 
 
