@@ -51,6 +51,8 @@ class PluginError(Exception):
 
 _SPACES = re.compile(r"[^\S\n\r\t]{2,}")
 _OBJECT_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+# Bytes of an argument the terminal's encoding could not read: Python keeps each as a lone surrogate.
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def shown(value: Any) -> Any:
@@ -719,7 +721,15 @@ def cmd_reject(cluster: Cluster, args: argparse.Namespace) -> int:
 
 
 def _ask(label: str) -> str:
-    return input(f"{label}: ").strip()
+    try:
+        answer = input(f"{label}: ").strip()
+    except UnicodeDecodeError as exc:  # a terminal in another encoding than stdin's
+        raise PluginError(f"what was typed for {label!r} is not text in this terminal's encoding; nothing was sent"
+                          ) from exc
+    if _UNDECODED.search(answer):  # stdin read with surrogateescape (a C or POSIX locale)
+        raise PluginError(f"what was typed for {label!r} holds bytes that are not text in this terminal's encoding;"
+                          " nothing was sent")
+    return answer
 
 
 def parse_parameters(pairs: Sequence[str]) -> dict[str, str | None]:
@@ -894,10 +904,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def undecoded_argument(args: argparse.Namespace) -> str | None:
+    """The first argument (as the command line names it) holding bytes the terminal's encoding could not read."""
+    for name, value in vars(args).items():
+        if any(isinstance(v, str) and _UNDECODED.search(v) for v in (value if isinstance(value, list) else [value])):
+            return {"incident": "the incident's name", "contradiction": "the contradiction's name",
+                    "as_user": "--as"}.get(name, "--" + name.replace("_", "-"))
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from kubernetes.client.exceptions import ApiException
 
     args = build_parser().parse_args(argv)
+    if (undecoded := undecoded_argument(args)) is not None:
+        # The API server would keep U+FFFD in their place: an outcome recorded with other words than typed.
+        print(f"error: {undecoded} holds bytes that are not text in this terminal's encoding (UTF-8 expected);"
+              " nothing was sent", file=sys.stderr)
+        return 2
     try:
         cluster = Cluster(args.kubeconfig, args.context, args.namespace, args.as_user)
     except PluginError as exc:

@@ -466,3 +466,32 @@ def test_why_says_how_many_earlier_actions_the_answer_left_to_memory(left_out: o
              "actions": [{"action": "run runbook redis-restart", "result": "succeeded"}]}
     lines = plugin.render_match(1, match)
     assert head in lines, lines
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["resolve", "inc-a", "--root-cause", "rc", "--summary", "caf\udce9 down", "--action", "x=succeeded"], "--summary"),
+    (["resolve", "inc-a", "--root-cause", "rc", "--summary", "s", "--action", "restart \udcff=succeeded"], "--action"),
+    (["why", "inc-\udcff"], "the incident's name"),
+])
+def test_an_argument_the_terminal_could_not_decode_is_refused_before_anything_is_sent(
+    tmp_path: Any, capsys: Any, argv: list[str], named: str
+) -> None:
+    # Python keeps undecodable bytes of argv as lone surrogates; the API server would have stored U+FFFD for
+    # them, an outcome recorded with other words than the ones typed. The kubeconfig points at a closed port.
+    from recall_operator.plugin import main
+
+    assert main([*argv, "--kubeconfig", _closed_port_kubeconfig(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {named} holds bytes that are not text") and "nothing was sent" in err, err
+
+
+@pytest.mark.parametrize("typed", [UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), "caf\udce9"])
+def test_an_answer_typed_in_another_encoding_is_refused_not_a_traceback(monkeypatch: Any, typed: object) -> None:
+    def fake_input(prompt: str) -> str:
+        if isinstance(typed, Exception):
+            raise typed
+        return str(typed)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    with pytest.raises(plugin.PluginError, match="not text in this terminal's encoding"):
+        plugin._ask("Summary")
