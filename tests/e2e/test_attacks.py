@@ -103,6 +103,40 @@ def env(kubectl: Callable[..., Any], namespace: str) -> Iterator[Env]:
 # -- item 1: memory poisoning --------------------------------------------------
 
 
+def test_outcomes_as_large_as_a_responder_may_write_them_leave_later_look_alikes_answered(
+    operator: Any, env: Env, tmp_path: Path
+) -> None:
+    # A responder may list 64 actions of 4,096 characters in an outcome. Each answer used to copy every
+    # action of every match into its status, about 770 KB a match here: a look-alike recalling two of them
+    # could become too large to take its own outcome (etcd's limit), and more leave later incidents without
+    # an answer that fits. An answer repeats the last eight actions of a match, each cut to a line.
+    wording = {**SPEC, "description": "cart answers slowly after the release, checkout times out"}
+    actions = [{"action": f"{i:02d} " + "\u65e5" * 4000, "result": "failed"} for i in range(63)]
+    actions.append({"action": "rolled the release back by hand", "result": "succeeded"})
+    loud = [f"inc-loud-{i}" for i in range(3)]
+    for name in loud:
+        made = env.as_user(MALLORY, "create", "-f", "-", input=json.dumps({
+            "apiVersion": "recall.dev/v1alpha1", "kind": "Incident", "metadata": {"name": name}, "spec": wording}))
+        assert made.returncode == 0, made.stderr
+        _triaged(env, name)
+        patch = tmp_path / f"{name}.json"  # too long for an argument (128 KiB at most)
+        patch.write_text(json.dumps({"spec": {"resolution": {
+            "rootCause": "a bad release", "summary": "rolled back by hand", "actions": actions,
+            "confirmedBy": MALLORY}}}), encoding="utf-8")
+        proc = env.as_user(MALLORY, "patch", "incidents.recall.dev", name, "--type=merge", f"--patch-file={patch}")
+        assert proc.returncode == 0, proc.stderr
+        wait_for(f"{name}'s outcome in memory", lambda n=name: env.status_field(n, "memory").get("consolidated"))
+    env.create_incident("inc-quiet", wording, {"recall.dev/opened-by": "olga"})
+    _triaged(env, "inc-quiet")
+    status = env.get("incidents.recall.dev", "inc-quiet")["status"]
+    matched = [m for m in status["matches"] if m["incident"] in loud]
+    assert len(matched) == 3, status["matches"]
+    for match in matched:
+        assert match["actionsLeftOut"] == 56 and len(match["actions"]) == 8
+        assert match["actions"][-1] == {"action": "rolled the release back by hand", "result": "succeeded"}
+    assert len(json.dumps(status).encode()) < 100_000
+
+
 def _triaged(env: Env, name: str) -> dict[str, Any]:
     return wait_for(f"{name} triaged", lambda: (r := env.status_field(name, "recommendation")).get("mode") and r)
 
