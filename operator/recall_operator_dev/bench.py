@@ -90,8 +90,31 @@ WARM_UP = 5
 FILL_BATCH = 1_000
 SCALE_FIGURES = (
     "recall_p50_ms", "recall_p99_ms", "scoring_p50_ms", "recall_first_ms", "add_memory_ms", "rss_mb", "store_mb", "fill_s",
-    "index_load_s", "shared_seen_ms",
+    "index_load_s", "shared_seen_ms", "machine_reference_ms",
 )
+# The machine's own speed moves every figure above more than most changes do:
+# on the 2-core development machine, with nothing else running, the same
+# pure-Python work took 40 ms at one moment and 72 ms half a minute before. So while the
+# queries are timed, a fixed workload is timed too, once every this many
+# queries (outside the timed span), and its median is printed beside them:
+# figures from two runs compare only as far as their reference does.
+REFERENCE_EVERY = 20
+_REFERENCE_WORDS = ["".join(random.Random(i).choice("abcdefghij") for _ in range(3 + i % 7)) for i in range(2000)]
+_REFERENCE_PATTERN = re.compile(r"a\w+e")
+
+
+def reference_ms() -> float:
+    """Milliseconds of a fixed pure-Python workload, the kind scoring does (counting words, sorting them,
+    JSON, a regex): how fast the machine is now. Never change it: its figures are compared across sessions."""
+    t0 = time.perf_counter()
+    for _ in range(5):
+        counts: dict[str, int] = {}
+        for w in _REFERENCE_WORDS:
+            counts[w] = counts.get(w, 0) + 1
+        ordered = sorted(_REFERENCE_WORDS, key=lambda w: (len(w), w))
+        json.loads(json.dumps(counts))
+        sum(1 for w in ordered if _REFERENCE_PATTERN.search(w))
+    return (time.perf_counter() - t0) * 1000
 # Hindsight: outcomes confirmed through one operator and waited for in another, on one bank.
 SHARED_PROBES = 5
 
@@ -250,6 +273,7 @@ async def measure_scale(
             # The first queries after a store grows read its index from disk; the
             # operator is long-running, so those are reported apart from the steady state.
             cold: list[float] = []
+            reference: list[float] = []
             for q in range(queries + WARM_UP):
                 probe = synthetic_memory(base, 10_000_000 + q, rng, start)
                 incident = Incident(name=f"probe-{q}", spec=probe.spec)
@@ -262,6 +286,8 @@ async def measure_scale(
                 (cold if q < WARM_UP else latencies).append((t2 - t0) * 1000)
                 if q >= WARM_UP:
                     scoring.append((t2 - t1) * 1000)
+                    if (q - WARM_UP) % REFERENCE_EVERY == 0:
+                        reference.append(reference_ms())
             if profile is not None:
                 with StackSampler() as sampler:
                     await timed_recalls(memory, base, rng, start, queries)
@@ -275,6 +301,7 @@ async def measure_scale(
             out["recall_p50_ms"][key] = round(percentile(latencies, 50), 2)
             out["recall_p99_ms"][key] = round(percentile(latencies, 99), 2)
             out["scoring_p50_ms"][key] = round(percentile(scoring, 50), 2)
+            out["machine_reference_ms"][key] = round(statistics.median(reference), 2)
             out["recall_first_ms"][key] = round(cold[0], 2)
             out["add_memory_ms"][key] = round(statistics.median(adds), 3)
             out["rss_mb"][key] = rss_mb()
@@ -283,7 +310,8 @@ async def measure_scale(
                 out["store_mb"][key] = round(Path(settings.path).stat().st_size / 2**20, 1)
             print(
                 f"  {backend:<9} {count:>7} memories: recall+scoring p50 {out['recall_p50_ms'][key]} ms, "
-                f"p99 {out['recall_p99_ms'][key]} ms (scoring alone p50 {out['scoring_p50_ms'][key]} ms); "
+                f"p99 {out['recall_p99_ms'][key]} ms (scoring alone p50 {out['scoring_p50_ms'][key]} ms; "
+                f"reference workload {out['machine_reference_ms'][key]} ms); "
                 f"add {out['add_memory_ms'][key]} ms; "
                 f"rss {out['rss_mb'][key]} MB; history written in {out['fill_s'][key]} s",
                 file=sys.stderr,
