@@ -94,10 +94,10 @@ SCALE_FIGURES = (
 )
 # The machine's own speed moves every figure above more than most changes do:
 # on the 2-core development machine, with nothing else running, the same
-# pure-Python work took 40 ms at one moment and 72 ms half a minute before. So while the
-# queries are timed, a fixed workload is timed too, once every this many
-# queries (outside the timed span), and its median is printed beside them:
-# figures from two runs compare only as far as their reference does.
+# pure-Python work took 40 ms at one moment and 72 ms half a minute before.
+# So while the queries are timed, a fixed workload is timed too, once every
+# this many queries (outside the timed span), and its median is printed
+# beside them: figures from two runs compare only as far as their reference does.
 REFERENCE_EVERY = 20
 _REFERENCE_WORDS = ["".join(random.Random(i).choice("abcdefghij") for _ in range(3 + i % 7)) for i in range(2000)]
 _REFERENCE_PATTERN = re.compile(r"a\w+e")
@@ -115,6 +115,8 @@ def reference_ms() -> float:
         json.loads(json.dumps(counts))
         sum(1 for w in ordered if _REFERENCE_PATTERN.search(w))
     return (time.perf_counter() - t0) * 1000
+
+
 # Hindsight: outcomes confirmed through one operator and waited for in another, on one bank.
 SHARED_PROBES = 5
 

@@ -23,8 +23,8 @@ async def test_a_scale_run_gives_every_embedded_figure_at_every_size_with_the_re
                    "store_mb", "fill_s", "machine_reference_ms"):
         assert set(out[figure]) == {"40", "80"}, figure
     for size in ("40", "80"):
-        assert 0 < out["scoring_p50_ms"][size] <= out["recall_p99_ms"][size]
-        assert out["recall_p50_ms"][size] <= out["recall_p99_ms"][size]
+        # Scoring is timed as a part of each timed query, so its median cannot pass theirs.
+        assert 0 < out["scoring_p50_ms"][size] <= out["recall_p50_ms"][size] <= out["recall_p99_ms"][size]
         assert out["machine_reference_ms"][size] > 0
     # Figures the embedded store does not have (Hindsight's) are left empty, so the report skips them.
     assert out["index_load_s"] == {} and out["shared_seen_ms"] == {}
