@@ -62,6 +62,8 @@ def _neighbour_as_unrelated(credit: Callable[[str, float], float]) -> Callable[[
 RULES: tuple[Rule, ...] = (
     # A denied symptom ("no rebalances") costs its look-alike nothing.
     Rule("ruled_out", similarity, "RULED_OUT_POINTS", lambda _: 0.0),
+    # A part the report clears ("the leader has not changed") rules out no precedent whose cause it was.
+    Rule("cleared_parts", similarity, "cleared_parts", lambda _: lambda spec: {}),
     # A precedent on a neighbour earns what one on an unrelated service earns (its words' share).
     Rule("neighbour_credit", similarity, "_service_credit", _neighbour_as_unrelated),
     # A precedent on an unrelated service earns no service credit for sharing this report's words.

@@ -18,6 +18,8 @@ from recall_operator.domain.similarity import (
     Weights,
     both_ways,
     change_words,
+    cleared_cause,
+    cleared_parts,
     denied_by_precedent,
     denied_symptoms,
     overlap,
@@ -439,3 +441,49 @@ def test_a_denial_takes_a_full_look_alike_under_the_novel_bar_and_at_most_two_co
     many = Breakdown(1, 1, 1, 1, 1, 1, ruled_out=tuple(Denial(w, w, False) for w in "abcd"))
     assert many.points(Weights()) == 100 - 2 * RULED_OUT_POINTS
     assert many.as_status(Weights())["ruledOut"] == -2 * RULED_OUT_POINTS
+
+
+FAILOVER = memory(
+    "inc-failover", service="job-runner", title="job-runner cannot record runs, inserts fail",
+    description="Every run fails at the INSERT into runs. The dispatcher drops them.",
+    symptoms=["write-failures", "missed-runs"],
+    res=resolution("db-repoint-pooler", rootCause="the database leader was rebooted; the pooler kept the old leader"),
+)
+# The same service, alert and symptoms, with another cause the reporter points at by clearing the old one.
+SEQUENCE = {"title": "job-runner cannot record runs, inserts fail",
+            "description": "Every run fails at the INSERT into runs. The leader has not changed and other "
+                           "tables take writes.",
+            "symptoms": ["write-failures", "missed-runs"]}
+
+
+@pytest.mark.parametrize(
+    ("report", "precedent", "expected"),
+    [
+        (SEQUENCE, FAILOVER, ("leader",)),
+        # Only the confirmed cause counts: a precedent whose report (not its cause) named the leader stays.
+        (SEQUENCE, memory("inc-report", service="job-runner", description="the leader looked busy",
+                          res=resolution(rootCause="a full disk")), ()),
+        # A cause that itself says the leader was not the matter names no leader.
+        (SEQUENCE, memory("inc-not", service="job-runner", res=resolution(rootCause="not a leader change: a bad index")),
+         ()),
+        # What the incident shows itself (its tags, its log lines) is never cleared by a sentence.
+        ({**SEQUENCE, "symptoms": ["leader-election"]}, FAILOVER, ()),
+    ],
+)
+def test_cleared_cause(report: dict, precedent, expected: tuple[str, ...]) -> None:
+    found = cleared_cause(cleared_parts(spec("job-runner", **report)), precedent)
+    assert tuple(d.word for d in found) == expected
+    assert all(d.cleared and not d.by_precedent for d in found)
+
+
+def test_a_look_alike_whose_cause_the_report_cleared_falls_under_the_novel_bar() -> None:
+    """A trap on one service: same alert, same symptoms, and a report that says the old cause is not it."""
+    plain = {**SEQUENCE, "description": "Every run fails at the INSERT into runs."}
+    alike = score_candidates(spec("job-runner", **plain), [FAILOVER], TOPOLOGY, {})[0]
+    trap = score_candidates(spec("job-runner", **SEQUENCE), [FAILOVER], TOPOLOGY, {})[0]
+    assert alike.breakdown.ruled_out == () and alike.similarity >= 55
+    assert [d.explain("inc-failover") for d in trap.breakdown.ruled_out] == [
+        "this report says 'leader' works or has not changed, and inc-failover's confirmed cause named it"
+    ]
+    assert trap.breakdown.as_status(Weights())["ruledOut"] == -RULED_OUT_POINTS
+    assert trap.similarity < 55

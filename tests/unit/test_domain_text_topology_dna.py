@@ -7,7 +7,7 @@ import random
 import pytest
 
 from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
-from recall_operator.domain.text import incident_names, negated_stems, negated_words, tokens
+from recall_operator.domain.text import cleared_words, incident_names, negated_stems, negated_words, tokens
 from recall_operator.domain.topology import Topology, TopologyError
 from domain_builders import REDIS_TEXT, TOPOLOGY, spec
 
@@ -48,6 +48,31 @@ def test_tokens(text: str, expected: list[str]) -> None:
 )
 def test_negated_stems(text: str, denied: set[str]) -> None:
     assert negated_stems(text) == denied
+
+
+@pytest.mark.parametrize(
+    ("text", "cleared"),
+    [
+        ("Writes to one table fail. The database is up and the leader has not changed.", {"database", "leader"}),
+        ("Uploads fail with 503; downloads are fine and the status page is green.", {"downloads", "page"}),
+        ("Lag grows. The broker itself is healthy: low CPU.", {"broker"}),  # the part before "itself"
+        ("Sign-ins fail. The certificate hasn't changed since May.", {"certificate"}),
+        ("Queue depth grows; input is still normal.", {"input"}),
+        # One of them is not: "the other ...", "the rest ...".
+        ("Shard 4 is read-only. The other shards are fine.", set()),
+        ("pods on other nodes are healthy", set()),
+        # A part named again elsewhere is where the failure is; only some of it works.
+        ("LTE hubs reconnect every five minutes; broadband hubs are unaffected.", set()),
+        # A name's parts, a pronoun, a quoted message and a denied state clear nothing.
+        ("Checkout fails; cart-db is up.", set()),
+        ("Our latency to everything else is normal.", set()),
+        ("The device shows 'gateway is healthy' and then drops.", set()),
+        ("The replica is not fine.", set()),
+        ("", set()),
+    ],
+)
+def test_cleared_words(text: str, cleared: set[str]) -> None:
+    assert set(cleared_words(text).values()) == cleared
 
 
 @pytest.mark.parametrize(

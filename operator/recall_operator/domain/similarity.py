@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import own_values, placement_values, values_similarity
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord, as_read
-from recall_operator.domain.text import negated_stems, negated_words, plain_stems, stem, tokens
+from recall_operator.domain.text import cleared_words, negated_stems, negated_words, plain_stems, stem, tokens
 from recall_operator.domain.topology import Topology
 
 
@@ -95,16 +95,37 @@ def denied_symptoms(spec: IncidentSpec) -> dict[str, str]:
     return {s: w for s, w in denied.items() if s not in shown}
 
 
+def cleared_parts(spec: IncidentSpec) -> dict[str, str]:
+    """What this incident's report says works or has not changed ("the leader has not changed",
+    "reads are fine"): stem -> the word as written, less what it shows itself.
+
+    Such a part rules out a precedent whose confirmed root cause lay there: the
+    reporter looked at the usual suspect and cleared it. Only the cause counts,
+    not the precedent's report or log lines: "GETs are fine" in a report of a
+    failed upload says nothing against an old incident whose reads also worked.
+    (Read against every fact of the precedent, as "no X" is, it ruled out true
+    precedents on dev and cost its runbook@1 0.884 -> 0.855: docs/scoring.md.)
+    """
+    cleared = cleared_words(f"{spec.title}. {spec.description}")
+    shown = plain_stems(tokens(" ".join([*spec.symptoms, *spec.error_signatures])))
+    return {s: w for s, w in cleared.items() if s not in shown}
+
+
+def confirmed_cause(precedent: EpisodicMemory) -> set[str]:
+    """Stems of a precedent's confirmed root cause, less what the cause itself denies ("not a failover")."""
+    cause = precedent.resolution.root_cause
+    return plain_stems(tokens(cause)) - negated_stems(cause)
+
+
 def precedent_facts(precedent: EpisodicMemory) -> set[str]:
     """Stems of what was true of a past incident: its symptoms, its log lines, its confirmed cause.
 
     The free-text title and description are left out: they carry the words a
     reporter happened to use ("within four minutes"), not what the failure was.
     """
-    spec, cause = precedent.spec, precedent.resolution.root_cause
+    spec = precedent.spec
     facts = plain_stems(tokens(" ".join([*spec.symptoms, *spec.error_signatures])))
-    # A root cause can say what it was not ("not a failover"); that is no fact of it.
-    facts |= plain_stems(tokens(cause)) - negated_stems(cause)
+    facts |= confirmed_cause(precedent)
     if _recent_deploy(spec):
         facts.add(stem("deploy"))  # "no deploy since Friday" rules out a precedent a deploy caused
     return facts
@@ -117,8 +138,11 @@ class Denial:
     stem: str
     word: str  # as the denying report wrote it
     by_precedent: bool  # the precedent's report denied it (else this incident's report did)
+    cleared: bool = False  # this report said it works, and the precedent's confirmed cause lay there
 
     def explain(self, precedent: str) -> str:
+        if self.cleared:
+            return f"this report says {self.word!r} works or has not changed, and {precedent}'s confirmed cause named it"
         if self.by_precedent:
             return f"{precedent}'s report denied {self.word!r}, which this incident shows"
         return f"this report denies {self.word!r}, which {precedent} had"
@@ -142,10 +166,17 @@ def denied_by_precedent(spec: IncidentSpec, precedent: EpisodicMemory) -> tuple[
     return tuple(Denial(s, w, True) for s, w in sorted(denied_symptoms(precedent.spec).items()) if s in shown)
 
 
+def cleared_cause(cleared: Mapping[str, str], precedent: EpisodicMemory) -> tuple[Denial, ...]:
+    """What this incident's report cleared that the precedent's confirmed root cause named."""
+    cause = confirmed_cause(precedent)
+    return tuple(Denial(s, w, False, cleared=True) for s, w in sorted(cleared.items()) if s in cause)
+
+
 def both_ways(spec: IncidentSpec, denied: Mapping[str, str], precedent: EpisodicMemory) -> tuple[Denial, ...]:
-    """Every denial between the two reports, one per stem (this report's own first)."""
+    """Every denial between the two reports, one per stem (this report's own first, what it cleared last)."""
     seen: dict[str, Denial] = {}
-    for d in (*ruled_out(denied, precedent), *denied_by_precedent(spec, precedent)):
+    for d in (*ruled_out(denied, precedent), *denied_by_precedent(spec, precedent),
+              *cleared_cause(cleared_parts(spec), precedent)):
         seen.setdefault(d.stem, d)
     return tuple(seen.values())
 
@@ -348,14 +379,14 @@ NO_RECORD = RunbookRecord()
 # What a memory's features were derived by. Raise it whenever a change here or
 # in text.py / dna.py changes what `memory_features` returns: a store that
 # keeps features rebuilds the ones of an older version when it opens.
-FEATURES_VERSION = 10
+FEATURES_VERSION = 11
 
 
 # What `MemoryFeatures.to_json` writes, as pydantic reads and checks it: a stored
 # row that does not hold this shape (edited by hand, cut short) is refused with a
 # ValueError here instead of failing in the middle of scoring.
 _FeaturesJson = tuple[
-    dict[str, int], dict[str, int], list[tuple[str, str]], list[str], list[str], list[str], bool | None,
+    dict[str, int], dict[str, int], list[tuple[str, str]], list[str], list[str], list[str], list[str], bool | None,
     tuple[float, float, float, float, float],
 ]
 _FEATURES_JSON = TypeAdapter(_FeaturesJson)
@@ -374,6 +405,7 @@ class MemoryFeatures:
     known: Mapping[str, int]  # `words` plus its confirmed root cause and summary, counted: recognition's document
     denied: tuple[tuple[str, str], ...]  # denied_symptoms, sorted by stem: what its report denied
     facts: frozenset[str]  # precedent_facts: what was true of it
+    cause: frozenset[str]  # confirmed_cause: what its confirmed root cause named
     symptoms: frozenset[str]  # its symptom tags
     signatures: frozenset[str]  # the words of its error signatures
     recent_deploy: bool | None  # deployed within RECENT_DEPLOY_MINUTES before the page (None: unknown)
@@ -381,8 +413,8 @@ class MemoryFeatures:
 
     def to_json(self) -> str:
         return json.dumps(
-            [self.words, self.known, [list(d) for d in self.denied], sorted(self.facts), sorted(self.symptoms),
-             sorted(self.signatures), self.recent_deploy, list(self.dna)],
+            [self.words, self.known, [list(d) for d in self.denied], sorted(self.facts), sorted(self.cause),
+             sorted(self.symptoms), sorted(self.signatures), self.recent_deploy, list(self.dna)],
             separators=(",", ":"),
         )
 
@@ -395,9 +427,9 @@ class MemoryFeatures:
         memories), and one string for a word many memories repeat, so the
         parsed-memory cache's 4,096 features take 26 MB instead of 60.
         """
-        words, known, denied, facts, symptoms, signatures, recent, dna = _FEATURES_JSON.validate_json(text)
-        return cls(words, known, tuple(denied), frozenset(facts), frozenset(symptoms), frozenset(signatures), recent,
-                   dna)
+        words, known, denied, facts, cause, symptoms, signatures, recent, dna = _FEATURES_JSON.validate_json(text)
+        return cls(words, known, tuple(denied), frozenset(facts), frozenset(cause), frozenset(symptoms),
+                   frozenset(signatures), recent, dna)
 
 
 def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
@@ -411,6 +443,7 @@ def memory_features(memory: EpisodicMemory) -> MemoryFeatures:
         known=dict(words + Counter(tokens(f"{memory.resolution.root_cause} {memory.resolution.summary}"))),
         denied=tuple(sorted(denied_symptoms(spec).items())),
         facts=frozenset(precedent_facts(memory)),
+        cause=frozenset(confirmed_cause(memory)),
         symptoms=frozenset(spec.symptoms),
         signatures=frozenset(tokens(" ".join(spec.error_signatures))),
         recent_deploy=_recent_deploy(spec),
@@ -495,6 +528,7 @@ def score_candidates(
         return relations[service]
 
     denied = sorted(denied_symptoms(spec).items())
+    cleared = sorted(cleared_parts(spec).items())
     shown = plain_stems(tokens(" ".join(spec.symptoms)))  # denied_by_precedent's side of this incident
     symptoms = set(spec.symptoms)
     signatures = set(tokens(" ".join(spec.error_signatures)))
@@ -513,15 +547,16 @@ def score_candidates(
             # DNA similarity of unrelated incidents is rarely below one half, so
             # the term counts only what lies above that.
             dna=max(0.0, 2 * values_similarity(query_dna, query_place, f.dna, placement(c.spec.service)) - 1),
-            ruled_out=_denials(denied, shown, f),
+            ruled_out=_denials(denied, shown, cleared, f),
         )
         scored.append(ScoredMemory(c, breakdown.points(weights), breakdown, known))
     scored.sort(key=lambda s: (-s.similarity, -s.memory.resolved_at.timestamp()))
     return scored
 
 
-def _denials(denied: Sequence[tuple[str, str]], shown: set[str], f: MemoryFeatures) -> tuple[Denial, ...]:
-    """`both_ways` from this incident's sorted denials and symptom stems and a memory's features."""
+def _denials(denied: Sequence[tuple[str, str]], shown: set[str], cleared: Sequence[tuple[str, str]],
+             f: MemoryFeatures) -> tuple[Denial, ...]:
+    """`both_ways` from this incident's sorted denials, symptom stems and cleared parts and a memory's features."""
     seen: dict[str, Denial] = {}
     for s, w in denied:
         if s in f.facts:
@@ -529,4 +564,7 @@ def _denials(denied: Sequence[tuple[str, str]], shown: set[str], f: MemoryFeatur
     for s, w in f.denied:
         if s in shown:
             seen.setdefault(s, Denial(s, w, True))
+    for s, w in cleared:
+        if s in f.cause:
+            seen.setdefault(s, Denial(s, w, False, cleared=True))
     return tuple(seen.values())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.:/-]*[a-z0-9]|[a-z0-9]")
 _INCIDENT_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-inc-\d+\b|\binc-\d+\b")
@@ -174,3 +175,39 @@ def negated_words(text: str) -> dict[str, str]:
 def negated_stems(text: str) -> set[str]:
     """Stems of what a report says is not happening."""
     return set(negated_words(text))
+
+
+# "tenant-db is up", "reads are fine", "the leader has not changed": a report
+# that names a part and says it works clears that part, which rules out a
+# precedent whose confirmed cause lay there (similarity.cleared_parts).
+_CLEARED = re.compile(
+    r"\b([a-z][a-z0-9-]*)\s+(?:is|are|was|were|stays|stayed|remains|remained|looks|seems|has been|have been)\s+"
+    r"(?:still\s+|all\s+)?(?:up|fine|healthy|normal|green|unchanged|unaffected|stable|ok|okay|available|reachable)\b"
+    r"|\b([a-z][a-z0-9-]*)\s+(?:has|have|had)\s+not\s+changed\b"
+    r"|\b([a-z][a-z0-9-]*)\s+(?:hasn't|haven't|hadn't)\s+changed\b"
+)
+# "The other 47 partitions are fine", "the rest are healthy": one of them is not.
+_CONTRAST = frozenset({"other", "others", "remaining", "rest"})
+_REFLEXIVE = frozenset({"itself", "themselves"})
+
+
+def cleared_words(text: str) -> dict[str, str]:
+    """What a report says works or has not changed: each part's stem, with the word as written.
+
+    A part the report names again elsewhere ("partition 9 crashes ... the other
+    partitions are fine", "the hubs on LTE drop; broadband hubs are unaffected")
+    is where the failure is, and only some of it works: it clears nothing.
+    """
+    text = _QUOTED.sub(" ", text).lower()
+    said = Counter(stem(w) for w in _WORD.findall(text))
+    out: dict[str, str] = {}
+    for m in _CLEARED.finditer(text):
+        before = text[: m.start()].split()[-3:]
+        word = next(g for g in m.groups() if g)
+        if word in _REFLEXIVE:  # "redis itself is healthy" clears redis
+            word, before = (before[-1], before[:-1]) if before else ("", [])
+        if _CONTRAST & set(before) or not _WORD.fullmatch(word) or word in STOPWORDS or word == "else":
+            continue
+        if said[stem(word)] == 1:
+            out.setdefault(stem(word), word)
+    return out
