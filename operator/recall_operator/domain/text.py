@@ -189,6 +189,9 @@ _CLEARED = re.compile(
 # "The other 47 partitions are fine", "the rest are healthy": one of them is not.
 _CONTRAST = frozenset({"other", "others", "remaining", "rest"})
 _REFLEXIVE = frozenset({"itself", "themselves"})
+# How far back the words before a cleared part are looked for: a fixed window, so a long
+# report costs no more per phrase than a short one.
+_BEFORE_CHARS = 120
 
 
 def cleared_words(text: str) -> dict[str, str]:
@@ -202,7 +205,7 @@ def cleared_words(text: str) -> dict[str, str]:
     said = Counter(stem(w) for w in _WORD.findall(text))
     out: dict[str, str] = {}
     for m in _CLEARED.finditer(text):
-        before = text[: m.start()].split()[-3:]
+        before = text[max(0, m.start() - _BEFORE_CHARS): m.start()].split()[-3:]
         word = next(g for g in m.groups() if g)
         if word in _REFLEXIVE:  # "redis itself is healthy" clears redis
             word, before = (before[-1], before[:-1]) if before else ("", [])
