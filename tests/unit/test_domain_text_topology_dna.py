@@ -75,6 +75,13 @@ def test_cleared_words(text: str, cleared: set[str]) -> None:
     assert set(cleared_words(text).values()) == cleared
 
 
+def test_a_long_report_clears_what_its_phrases_say_wherever_they_stand() -> None:
+    # Each phrase looks back a fixed window for "the other ...": the same answer deep in a long report.
+    filler = " ".join(f"line{i} of the timeline." for i in range(2_000))
+    assert set(cleared_words(f"{filler} The other shards are fine. {filler} The broker is healthy.").values()) == {
+        "broker"}
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
