@@ -70,17 +70,36 @@ def standby_priority(started: float, tiebreak: int) -> int:
     return -(int(started * 1000) * 1000 + tiebreak)
 
 
+# A full collection after this many collections of the middle generation (Python's default: 10).
+FULL_COLLECTION_EVERY = 100
+
+
+def settle_collector() -> None:
+    """Freeze what is loaded, and make full collections rarer.
+
+    What is loaded by start-up (Kopf, the API client and the models of the APIs
+    the operator calls, every handler module: about 216k objects) lives as long
+    as the process. Python's full collections walked it all, holding the event
+    loop 150-270 ms; frozen, it is skipped. What full collections still walk is
+    what came later, most of it the parsed-memory cache (about 18 objects a kept
+    memory): 7-35 ms each, and an answer that waits behind one is the tail. Ten
+    times rarer, with 10,000 memories in the store the answers' p99 was lower in
+    8 of 11 alternating bench runs (median 29 against 32 ms, worst 38 against 54;
+    docs/performance.md), for 7-9 MB more at the peak of a storm: the cycles Kopf's
+    per-event views leave wait longer to be freed.
+    """
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+
+
 async def run_operator(args: argparse.Namespace, settings: OperatorSettings) -> None:
     load_all()
     load_api_models()
-    # What is loaded by now (Kopf, the API client and the models of the APIs the
-    # operator calls, every handler module: about 216k objects) lives as long as
-    # the process. Python's full collections walked it all, holding the event loop
-    # 150-270 ms; frozen, it is skipped. Frozen before the API models were loaded
-    # here, 80k objects were still walked: full collections in `recall bench` took
-    # 46-118 ms then, 22-32 ms now (9-40k objects left to walk).
-    gc.collect()
-    gc.freeze()
+    # Loaded before freezing: frozen before the API models were, 80k objects were still
+    # walked, and full collections in `recall bench` took 46-118 ms (22-32 ms after).
+    settle_collector()
     tasks = []
     memo = kopf.Memo(settings=settings)
     if args.bridge_port is not None:

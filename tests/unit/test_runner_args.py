@@ -175,3 +175,18 @@ def test_the_replica_started_first_has_the_highest_peering_priority() -> None:
     first, later = standby_priority(1_000.0, 999), standby_priority(1_000.001, 0)
     assert first > later  # one millisecond apart, whatever the tiebreak
     assert standby_priority(1_000.0, 1) != standby_priority(1_000.0, 2)  # the same millisecond: still apart
+
+
+def test_the_collector_skips_what_start_up_loaded_and_collects_in_full_rarely() -> None:
+    import gc
+
+    from recall_operator.runner import FULL_COLLECTION_EVERY, settle_collector
+
+    held = gc.get_threshold()
+    try:
+        settle_collector()
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (held[0], held[1], FULL_COLLECTION_EVERY) and FULL_COLLECTION_EVERY > held[2]
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*held)
