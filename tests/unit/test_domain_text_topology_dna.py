@@ -66,6 +66,7 @@ def test_negated_stems(text: str, denied: set[str]) -> None:
         # A name's parts, a pronoun, a quoted message and a denied state clear nothing.
         ("Checkout fails; cart-db is up.", set()),
         ("Our latency to everything else is normal.", set()),
+        ("One consumer is stuck; the rest are fine and everything is stable.", set()),
         ("The device shows 'gateway is healthy' and then drops.", set()),
         ("The replica is not fine.", set()),
         ("", set()),

@@ -189,6 +189,8 @@ _CLEARED = re.compile(
 # "The other 47 partitions are fine", "the rest are healthy": one of them is not.
 _CONTRAST = frozenset({"other", "others", "remaining", "rest"})
 _REFLEXIVE = frozenset({"itself", "themselves"})
+# Words that stand for no part: "everything else is normal", "the rest are fine".
+_NO_PART = _CONTRAST | {"else", "everything", "everyone", "something", "nothing"}
 # How far back the words before a cleared part are looked for: a fixed window, so a long
 # report costs no more per phrase than a short one.
 _BEFORE_CHARS = 120
@@ -209,7 +211,7 @@ def cleared_words(text: str) -> dict[str, str]:
         word = next(g for g in m.groups() if g)
         if word in _REFLEXIVE:  # "redis itself is healthy" clears redis
             word, before = (before[-1], before[:-1]) if before else ("", [])
-        if _CONTRAST & set(before) or not _WORD.fullmatch(word) or word in STOPWORDS or word == "else":
+        if _CONTRAST & set(before) or not _WORD.fullmatch(word) or word in STOPWORDS or word in _NO_PART:
             continue
         if said[stem(word)] == 1:
             out.setdefault(stem(word), word)
