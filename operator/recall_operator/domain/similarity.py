@@ -309,6 +309,12 @@ class LexicalScorer:
                 score += idfs[term] * tf * saturation / (tf + norm)
         return score
 
+    def bm25(self, query: Sequence[str]) -> list[float]:
+        """Every document's plain BM25 score for `query`, unnormalised (a baseline to rank by)."""
+        q = Counter(query)
+        idfs = self._idfs(q)
+        return [self._score(idfs, doc, length) for doc, length in zip(self.documents, self.lengths)]
+
     def relevance(self, query: Sequence[str], index: int) -> float:
         q = Counter(query)
         idfs = self._idfs(q)
