@@ -105,6 +105,8 @@ class OperatorSettings(BaseModel):
     hindsight_index: bool = Field(True, description="recall from a local index of the bank, kept in step by polling")
     # At least a tenth of a second: 1e-6 made an operator poll the shared server hundreds of times a second.
     hindsight_poll_s: float = Field(2.0, ge=0.1, le=3600, description="seconds between polls of the Hindsight bank")
+    memory_probe_s: float = Field(30.0, ge=1, le=3600, description="seconds between checks that the memory backend "
+                                                                    "answers, between incidents too")
     hindsight_scope: Literal["namespace", "bank"] = Field(
         "namespace", description="what an incident recalls: memories of its namespace's name, or all on the bank")
     cluster: str = Field("", description="this cluster's name on a shared Hindsight bank, a DNS label "

@@ -65,7 +65,9 @@ OUTBOX_DEPTH = Gauge(
     "recall_outbox_depth", "Confirmed outcomes waiting in the outbox for memory to come back", registry=REGISTRY,
 )
 MEMORY_UP = Gauge(
-    "recall_memory_up", "1 when the last use of the memory backend succeeded, 0 when it failed", registry=REGISTRY,
+    "recall_memory_up",
+    "1 when the memory backend last answered (a use, or the health check between incidents), 0 when it did not",
+    registry=REGISTRY,
 )
 RECONCILE_ERRORS = Counter(
     "recall_reconcile_errors", "Reconciles that failed (the re-evaluation loop retries them)", registry=REGISTRY,
@@ -142,7 +144,18 @@ def timed(histogram: Histogram) -> Iterator[None]:
         histogram.observe(time.perf_counter() - started)
 
 
-def memory_up(up: bool) -> None:
+class _MemoryHealth:
+    # A use that failed (an outcome the store would not take) is cleared only by a use that
+    # succeeds: a health check answering says the backend is there, not that a write would land.
+    failed_use = False
+
+
+def memory_up(up: bool, checked: bool = False) -> None:
+    """Record whether memory answered a use, or (`checked`) the periodic health check."""
+    if checked and up and _MemoryHealth.failed_use:
+        return
+    if not checked:
+        _MemoryHealth.failed_use = not up
     MEMORY_UP.set(1 if up else 0)
 
 
@@ -373,12 +386,6 @@ def create_app(ready: asyncio.Event | None = None, memo: Mapping[str, Any] | Non
     return app
 
 
-async def mark_memory_when_ready(ready: asyncio.Event, memo: Mapping[str, Any]) -> None:
-    """Once start-up ran, memory_up says whether a backend was opened (later uses keep it current)."""
-    await ready.wait()
-    memory_up(memo.get("memory") is not None)
-
-
 async def serve(port: int, ready: asyncio.Event | None = None, memo: Mapping[str, Any] | None = None,
                 host: str = "0.0.0.0", insights: Any = None) -> None:
     """Serve /metrics, /healthz and /readyz on host:port until cancelled.
@@ -396,8 +403,6 @@ async def serve(port: int, ready: asyncio.Event | None = None, memo: Mapping[str
         log.info("metrics and probes on %s:%d (/metrics, /healthz, /readyz)", host, port)
         if lists is not None and ready is not None:
             lister = asyncio.gather(list_watched_kinds(ready, insights, lists), watch_backlog(ready, insights))
-        if ready is not None and memo is not None:
-            await mark_memory_when_ready(ready, memo)
         await asyncio.Event().wait()
     finally:
         if lister is not None:

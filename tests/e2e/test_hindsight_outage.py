@@ -7,6 +7,8 @@ data). While Hindsight is down, recorded outcomes wait in the outbox with
 `MemoryAvailable=False`, one deleted meanwhile is held until its outcome
 lands, and new incidents are still triaged (degraded, no crash); when it is back, every outbox entry drains and each memory is in the
 bank exactly once, read back through the backend's own `get` and `count`.
+Before any incident uses memory in the outage, `recall_memory_up` already
+reads 0 from the operator's health check alone.
 Waits are polls with generous deadlines.
 """
 
@@ -17,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from typing import Any
 import pytest
 
 from hindsight_server import HindsightServer, serving
+from prometheus import free_port
 from recall_operator.memory.hindsight import HindsightMemory
 from support import stop_process, wait_for
 
@@ -80,10 +84,22 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
            "spec": RUNBOOK})
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_")}
     env.update({"KUBECONFIG": str(cluster.kubeconfig), "PYTHONUNBUFFERED": "1",
-                "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": hindsight.url})
+                "RECALL_MEMORY_BACKEND": "hindsight", "RECALL_HINDSIGHT_URL": hindsight.url,
+                "RECALL_MEMORY_PROBE_S": "1"})
     log = tmp_path / "operator.log"
+    port = free_port()
+
+    def memory_up() -> float | None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                text = response.read().decode()
+        except OSError:
+            return None
+        return next((float(line.split()[1]) for line in text.splitlines() if line.startswith("recall_memory_up ")), None)
+
     with open(log, "wb") as fh:
-        op = subprocess.Popen([sys.executable, "-m", "recall_operator.cli", "run", "--namespace", namespace],
+        op = subprocess.Popen([sys.executable, "-m", "recall_operator.cli", "run", "--namespace", namespace,
+                               "--metrics-port", str(port)],
                               env=env, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                               start_new_session=True)
     output = lambda: log.read_text(errors="replace")  # noqa: E731
@@ -95,7 +111,11 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
         wait_for("inc-before consolidated", lambda: conditions(status("inc-before")).get("Resolved", {})
                  .get("status") == "True")
 
+        wait_for("recall_memory_up 1", lambda: memory_up() == 1.0)
         hindsight.stop()
+        # Nothing uses memory now: the health check alone shows the outage, and the log says so once.
+        wait_for("recall_memory_up 0 with no incident open", lambda: memory_up() == 0.0)
+        assert output().count("memory backend does not answer its health check") == 1, output()[-3000:]
         for name in DURING:
             incident(name)
             triaged(name)
@@ -128,6 +148,7 @@ def test_outcomes_wait_in_the_outbox_while_hindsight_is_down_then_land_once(
                           lambda n=name: conditions(s := status(n)).get("Resolved", {}).get("status") == "True" and s)
             assert "outbox" not in st["memory"] and st["memory"]["consolidated"], st["memory"]
             assert conditions(st)["MemoryAvailable"]["status"] == "True", st
+        assert memory_up() == 1.0 and "memory backend answers its health check again" in output()
         assert op.poll() is None, output()[-5000:]
     finally:
         stop_process(op)

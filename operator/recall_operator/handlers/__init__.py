@@ -100,6 +100,30 @@ def recall_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
     return kopf.login_with_service_account(**kwargs) or kopf.login_with_kubeconfig(**kwargs)
 
 
+async def check_memory_forever(memo: kopf.Memo, every: float, log: logging.Logger) -> None:
+    """Ask memory every `every` seconds whether it answers, so that `recall_memory_up` (and the
+    RecallMemoryDown alert) show an outage while no incident is using memory, not at the next page.
+
+    A check that does not answer within `every` counts as down. The log says when memory stops
+    answering and when it is back, once each.
+    """
+    answered: bool | None = None
+    while True:
+        memory = memo.get("memory")
+        try:
+            up = memory is not None and await asyncio.wait_for(memory.healthy(), timeout=every)
+        except TimeoutError:
+            up = False
+        metrics.memory_up(up, checked=True)
+        if not up and answered is not False:
+            log.warning(f"memory backend does not answer its health check (next check in {every:g} s); "
+                        "incidents are triaged without memory and outcomes wait in the outbox until it does")
+        elif up and answered is False:
+            log.info("memory backend answers its health check again")
+        answered = up
+        await asyncio.sleep(every)
+
+
 # A start-up failure (a wrong policy value) stops the operator instead of
 # being retried every minute: the Deployment's crash loop is the visible signal.
 @kopf.on.startup(errors=kopf.ErrorsMode.PERMANENT)
@@ -122,6 +146,10 @@ async def recall_startup(settings: kopf.OperatorSettings, memo: kopf.Memo, logge
     memo.started = memo.clock()
     where = ms.path if ms.backend == "embedded" else f"{ms.hindsight_url}, bank {ms.hindsight_bank}, cluster {ms.cluster}"
     logger.info(f"memory backend {ms.backend} ({where})")
+    # recall_cleanup cancels it (memo.background) before memory is closed.
+    memo.setdefault("background", []).append(asyncio.create_task(
+        check_memory_forever(memo, operator_settings(memo).memory_probe_s, logging.getLogger("recall_operator.memory")),
+        name="recall memory health check"))
     if ms.backend == "hindsight" and not ms.hindsight_keys():
         logger.warning("memories on the Hindsight bank are neither signed nor checked (RECALL_HINDSIGHT_KEY is unset): "
                        "whoever can write to the server can add a precedent whose runbook counts as having worked")

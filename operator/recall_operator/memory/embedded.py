@@ -387,7 +387,8 @@ class EmbeddedMemory:
 
     async def healthy(self) -> bool:
         try:
-            self._query("SELECT 1", [])
+            # On a thread: the store's lock may be held by a recall or a write, and the loop must not wait for it.
+            await asyncio.to_thread(self._query, "SELECT 1", [])
         except MemoryUnavailable:
             return False
         return True
