@@ -185,6 +185,9 @@ def test_a_flag_wins_over_its_variable() -> None:
         ({"RECALL_HINDSIGHT_INDEX": "sometimes"}, {}, "RECALL_HINDSIGHT_INDEX='sometimes' is not true or false"),
         ({"RECALL_HINDSIGHT_POLL_S": "0"}, {}, "RECALL_HINDSIGHT_POLL_S=0 is outside 0.1..3600"),
         ({"RECALL_HINDSIGHT_POLL_S": "0.000001"}, {}, "RECALL_HINDSIGHT_POLL_S=0.000001 is outside 0.1..3600"),
+        # A check a millisecond apart would ask a shared server hundreds of times a second.
+        ({"RECALL_MEMORY_PROBE_S": "0.001"}, {}, "RECALL_MEMORY_PROBE_S=0.001 is outside 1..3600"),
+        ({}, {"memory_probe_s": "nan"}, "--memory-probe-s"),
         ({}, {"novel_bar": "high"}, "--novel-bar 'high' is not a number"),
         ({}, {"approvers_bridge": "1.5"}, "--approvers-bridge 1.5 is not a whole number of approvers"),
         # The wrong value is named where it came from, whichever side of the pair it is.
