@@ -111,6 +111,43 @@ def test_with_half_its_pages_terse_memory_still_never_chooses_worse_than_the_cat
     assert result["on"]["unsafe_actionable_rate"] == 0.0
 
 
+def _merged(out: Path) -> tuple[Path, dict[str, str]]:
+    """The three histories as one store's: every event in time order, each topology ConfigMap under a
+    name of its own, and the one service name two of them share told apart. Also: incident -> history."""
+    events, home = [], {}
+    for order, name in enumerate(("dev", "dev2", "dev3")):
+        text = history(name).read_text()
+        if name == "dev3":
+            text = text.replace("auth-service", "hh-auth-service")  # dev has an auth-service of its own
+        lines = [json.loads(line) for line in text.splitlines() if line.strip() and not line.startswith("#")]
+        for i, event in enumerate(lines):
+            obj = event.get("object") or {}
+            if obj.get("kind") == "ConfigMap":
+                obj["metadata"]["name"] += f"-{name}"
+            if event["type"] == "incident":
+                home[obj["metadata"]["name"]] = name
+            events.append((event["at"], order, i, event))
+    out.write_text("".join(json.dumps(e) + "\n" for *_, e in sorted(events, key=lambda e: e[:3])))
+    return out, home
+
+
+def test_another_platforms_memories_in_the_store_cost_each_history_little(tmp_path: Path) -> None:
+    """One store may hold several platforms' memories (a Hindsight bank read whole). Replayed as one
+    history, each platform's incidents must still choose runbooks at least as well as its catalog alone,
+    within 0.05 of its own replay, with the true precedent in the top three and nothing unsafe."""
+    merged, home = _merged(tmp_path / "merged.jsonl")
+    rows = asyncio.run(replay_module.run_replay(merged, ["on"]))["_rows"]
+    assert {home[r.incident] for r in rows} == {"dev", "dev2", "dev3"}
+    for name, path in (("dev", DEV), ("dev2", DEV2), ("dev3", DEV3)):
+        alone = asyncio.run(replay_module.run_replay(path, ["on", "off"]))
+        together = replay_module.score([r for r in rows if home[r.incident] == name])
+        assert len([r for r in rows if home[r.incident] == name]) == alone["incidents"]
+        assert together["runbook_at_1"] >= alone["off"]["runbook_at_1"], (name, together, alone["off"])
+        assert together["runbook_at_1"] >= alone["on"]["runbook_at_1"] - 0.05, (name, together, alone["on"])
+        assert together["precedent_at_3"] >= 0.95, (name, together)
+        assert together["unsafe_actionable_rate"] == 0.0, (name, together)
+
+
 def test_several_histories_give_one_object_each_and_their_mean(all_three: list[dict]) -> None:
     assert [r["dataset"] for r in all_three] == ["history.jsonl"] * 3 + ["mean"]
     mean = all_three[-1]
