@@ -114,15 +114,15 @@ def read_events(path: Path) -> Iterator[Event]:
             yield Event(number, at, kind, raw)
 
 
-def _stored(value: Any) -> Any:
+def as_stored(value: Any) -> Any:
     """A manifest's value as the API server stores it: a key whose value is null
     is dropped (a structural schema prunes a null in a field it does not mark
     nullable, and then its default applies). No field of a dataset's kinds
     reads null otherwise than absent, so every null key is dropped here."""
     if isinstance(value, dict):
-        return {k: _stored(v) for k, v in value.items() if v is not None}
+        return {k: as_stored(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
-        return [_stored(v) for v in value]
+        return [as_stored(v) for v in value]
     return value
 
 
@@ -150,7 +150,7 @@ def _read_truth(path: Path, event: Event, notices: dict[str, str]) -> _Truth:
     resembles: read past, it would score the incident on an empty key. Any
     other key is noted once a history (`notices`, by key) and not read."""
     try:
-        truth = _Truth.model_validate(_stored(event.raw.get("truth") or {}))
+        truth = _Truth.model_validate(as_stored(event.raw.get("truth") or {}))
     except ValidationError as exc:
         raise _field_error(path, event, "truth", exc) from None
     for key in truth.model_extra or {}:
@@ -215,7 +215,7 @@ def apply_object(world: World, path: Path, event: Event) -> None:
     if not isinstance(obj, dict):
         raise DatasetError(f"{path}:{event.line}: field 'object' must be a manifest")
     kind, name = obj.get("kind"), _name(path, event, obj)
-    spec = _stored(obj.get("spec") or {})
+    spec = as_stored(obj.get("spec") or {})
     try:
         if kind == "ConfigMap":
             text = (obj.get("data") or {}).get("topology")
@@ -269,7 +269,7 @@ async def replay_side(
                 raise DatasetError(f"{path}:{event.line}: field 'object' must be an Incident manifest")
             name = _name(path, event, obj)
             try:
-                incident = Incident(name=name, spec=IncidentSpec.model_validate(_stored(obj.get("spec") or {})))
+                incident = Incident(name=name, spec=IncidentSpec.model_validate(as_stored(obj.get("spec") or {})))
             except ValidationError as exc:
                 raise _field_error(path, event, "object.spec", exc) from None
             world.open_incidents[name] = incident
@@ -296,7 +296,7 @@ async def replay_side(
                 raise DatasetError(f"{path}:{event.line}: field 'incident': {closed!r} is not an incident of this "
                                    "dataset opened before this line")
             try:
-                resolution = Resolution.model_validate(_stored(event.raw.get("resolution") or {}))
+                resolution = Resolution.model_validate(as_stored(event.raw.get("resolution") or {}))
             except ValidationError as exc:
                 raise _field_error(path, event, "resolution", exc) from None
             if not resolution.confirmed_by:

@@ -37,7 +37,7 @@ from recall_operator.domain import catalog, gate, recommend, similarity, text
 from recall_operator.domain.models import IncidentSpec
 from recall_operator.domain.recommend import Settings
 from recall_operator.domain.similarity import TERMS, LexicalScorer, Weights, incident_words
-from recall_operator.replay import DatasetError, read_events, run_replay
+from recall_operator.replay import DatasetError, as_stored, read_events, run_replay
 
 
 def objective(scores: dict[str, float]) -> float:
@@ -177,7 +177,7 @@ def plain_precedent_at_1(path: Path) -> float:
     for event in read_events(path):
         if event.type == "incident":
             obj = event.raw.get("object") or {}
-            spec = IncidentSpec.model_validate(obj.get("spec") or {})
+            spec = IncidentSpec.model_validate(as_stored(obj.get("spec") or {}))  # as the replay reads it
             specs[obj.get("metadata", {}).get("name", "")] = spec
             truth = event.raw.get("truth") or {}
             if truth.get("novel"):
@@ -236,7 +236,7 @@ def changed_answers(full: Replayed, ablated: Replayed, whole: bool = False) -> l
 def table(labels: Sequence[str], results: dict[str, list[Replayed]], plain: Sequence[float]) -> str:
     full_runs = results["all"]
     full = [objective(r.scores) for r in full_runs]
-    width = max(len(n) for n in results) + 2
+    width = max(max(len(n) for n in results), len("(precedent@1, plain BM25)")) + 2
     head = f"{'removed':<{width}}" + "".join(f"{label:>12}" for label in labels)
     head += "".join(f"{'out ' + label:>14}" for label in labels) + "  verdict"
     lines = [head, f"{'(objective, all)':<{width}}" + "".join(f"{f:>12.3f}" for f in full),

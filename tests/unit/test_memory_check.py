@@ -112,3 +112,27 @@ def test_a_server_gone_or_silent_is_down_once_in_the_log_and_back_when_it_answer
     assert seen == [0, 0, 1]
     assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
         "memory backend does not answer its health check", "memory backend answers its health check again"]
+
+
+def test_a_check_that_raises_counts_as_down_and_the_loop_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    """`healthy()` promises never to raise; a backend that breaks the promise must not end the checks."""
+    class Broken:
+        async def healthy(self) -> bool:
+            raise RuntimeError("socket closed under it")
+
+    async def run() -> tuple[list[float], bool]:
+        memo = kopf.Memo(memory=Broken())
+        task = asyncio.create_task(check_memory_forever(memo, EVERY, logging.getLogger("test.memory")))
+        seen = []
+        for _ in range(3):
+            await asyncio.sleep(EVERY)
+            seen.append(up())
+        alive = not task.done()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return seen, alive
+
+    with caplog.at_level(logging.INFO, logger="test.memory"):
+        seen, alive = asyncio.run(run())
+    assert seen == [0, 0, 0] and alive
+    assert len(caplog.records) == 1 and "raised RuntimeError: socket closed under it" in caplog.records[0].getMessage()
