@@ -180,14 +180,14 @@ async def test_without_the_index_recall_asks_the_server_and_finds_the_same_prece
 
 
 async def test_an_operator_started_while_hindsight_is_down_says_memory_is_unavailable(history: Any) -> None:
-    """No index to list and no server to ask: recall, get and count raise, healthy() says no; none hangs."""
+    """No index to list and no server to ask: recall, get and count raise, health() says why not; none hangs."""
     from support import free_port
 
     from recall_operator.memory.base import MemoryUnavailable
 
     nowhere = HindsightMemory(f"http://127.0.0.1:{free_port()}", bank=bank(), poll_interval=POLL)
     try:
-        assert not await nowhere.healthy()
+        assert await nowhere.health()
         with pytest.raises(MemoryUnavailable):
             await nowhere.recall(query(history, "inc-0008"))
         with pytest.raises(MemoryUnavailable):
@@ -213,7 +213,7 @@ async def test_one_client_serves_every_call_in_a_loop_and_closes_with_the_backen
     await memory.recall(query(history, "inc-0008"))
     await memory.get("inc-0001")
     await memory.count()
-    assert await memory.healthy()
+    assert await memory.health() is None
     assert memory._held().client is client and len(memory._loops) == 1
     session = client._api_client.rest_client.pool_manager  # the one HTTP session and its connection pool
     assert not session.closed

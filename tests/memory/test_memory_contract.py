@@ -50,7 +50,7 @@ async def test_an_empty_memory_recalls_nothing(backend: MemoryBackend) -> None:
     assert await backend.count() == 0
     assert await backend.recall(RecallQuery(incident="inc-1", service="checkout-api", text="5xx after deploy")) == []
     assert await backend.get("inc-1") is None
-    assert await backend.healthy()
+    assert await backend.health() is None
 
 
 async def test_remember_then_get_round_trips_exactly(backend: MemoryBackend, history: Any) -> None:
@@ -254,7 +254,7 @@ async def test_embedded_memory_survives_a_reopen(tmp_path: Path, history: Any) -
 
 async def test_embedded_memory_that_cannot_open_is_unavailable(tmp_path: Path, history: Any) -> None:
     memory = EmbeddedMemory(tmp_path / "no-such-folder" / "memory.sqlite3")
-    assert not await memory.healthy()
+    assert await memory.health()
     with pytest.raises(MemoryUnavailable):
         await memory.remember(history.memory("inc-0001"))
     with pytest.raises(MemoryUnavailable):
@@ -326,7 +326,7 @@ async def test_hindsight_down_is_unavailable_and_back_after_a_restart(hindsight_
 
     hindsight_server.stop()
     try:
-        assert not await memory.healthy()
+        assert await memory.health()
         with pytest.raises(MemoryUnavailable):
             await memory.remember(history.memory("inc-0006"))
         with pytest.raises(MemoryUnavailable):
@@ -338,7 +338,7 @@ async def test_hindsight_down_is_unavailable_and_back_after_a_restart(hindsight_
     finally:
         hindsight_server.start()
 
-    assert await memory.healthy()
+    assert await memory.health() is None
     assert await memory.count() == 5  # the database kept what was written before
     assert await memory.get("inc-0001", "default") == history.memory("inc-0001")
     assert memory.indexed  # the read above polled first: the local index is current again

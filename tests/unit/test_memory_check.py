@@ -112,12 +112,13 @@ def test_a_server_gone_or_silent_is_down_once_in_the_log_and_back_when_it_answer
     assert seen == [0, 0, 1]
     assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
         "memory backend does not answer its health check", "memory backend answers its health check again"]
+    assert "hindsight at http://127.0.0.1:" in caplog.records[0].getMessage()  # why: the backend's own reason
 
 
 def test_a_check_that_raises_counts_as_down_and_the_loop_goes_on(caplog: pytest.LogCaptureFixture) -> None:
-    """`healthy()` promises never to raise; a backend that breaks the promise must not end the checks."""
+    """`health()` promises never to raise; a backend that breaks the promise must not end the checks."""
     class Broken:
-        async def healthy(self) -> bool:
+        async def health(self) -> str | None:
             raise RuntimeError("socket closed under it")
 
     async def run() -> tuple[list[float], bool]:

@@ -110,13 +110,13 @@ async def check_memory_forever(memo: kopf.Memo, every: float, log: logging.Logge
     answered: bool | None = None
     while True:
         memory = memo.get("memory")
-        why = "no memory backend is open" if memory is None else "it said it is down"
         try:
-            up = memory is not None and await asyncio.wait_for(memory.healthy(), timeout=every)
+            why = "no memory backend is open" if memory is None else await asyncio.wait_for(memory.health(), every)
         except TimeoutError:
-            up, why = False, f"no answer within {every:g} s"
+            why = f"no answer within {every:g} s"
         except Exception as exc:  # noqa: BLE001 - a check that raises is down too; the loop must outlive it
-            up, why = False, f"the check raised {type(exc).__name__}: {exc}"
+            why = f"the check raised {type(exc).__name__}: {exc}"
+        up = why is None
         metrics.memory_up(up, checked=True)
         if not up and answered is not False:
             log.warning(f"memory backend does not answer its health check ({why}; next check in {every:g} s): "

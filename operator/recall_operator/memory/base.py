@@ -143,8 +143,8 @@ class MemoryBackend(Protocol):
         a backend that cannot tell says None, and every answer is worked out again.
         """
 
-    async def healthy(self) -> bool:
-        """True when the backend answers; never raises."""
+    async def health(self) -> str | None:
+        """None when the backend answers what the operator would ask of it; else why not. Never raises."""
 
     async def close(self) -> None: ...
 

@@ -385,13 +385,13 @@ class EmbeddedMemory:
             except (sqlite3.Error, MemoryUnavailable):
                 return None
 
-    async def healthy(self) -> bool:
+    async def health(self) -> str | None:
         try:
             # On a thread: the store's lock may be held by a recall or a write, and the loop must not wait for it.
             await asyncio.to_thread(self._query, "SELECT 1", [])
-        except MemoryUnavailable:
-            return False
-        return True
+        except MemoryUnavailable as exc:
+            return str(exc)
+        return None
 
     async def close(self) -> None:
         with self._lock:

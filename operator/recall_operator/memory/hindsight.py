@@ -850,15 +850,21 @@ class HindsightMemory:
             return 0
         return listing.total
 
-    async def healthy(self) -> bool:
+    async def health(self) -> str | None:
+        """None when the server answers a read of this bank with this operator's API key; else why not.
+
+        Not the server's health endpoint: it asks for no key, and said yes to an
+        operator whose every recall and write the server refused (a wrong or
+        missing RECALL_HINDSIGHT_API_KEY). One document is listed; a bank not
+        created yet is healthy (the first outcome creates it).
+        """
         try:
-            await self._call(
-                HEALTH_TIMEOUT,
-                lambda c: c.monitoring.health_endpoint_health_get(_request_timeout=HEALTH_TIMEOUT),
-            )
-        except Exception:  # noqa: BLE001 - healthy() answers, it never raises
-            return False
-        return True
+            await self._call(HEALTH_TIMEOUT, lambda c: c.documents.list_documents(self.bank, limit=1))
+        except NotFoundException:
+            return None
+        except Exception as exc:  # noqa: BLE001 - health() answers, it never raises
+            return str(exc) or type(exc).__name__
+        return None
 
     async def close(self) -> None:
         """Settle this loop's write-behind queue, close its client (its poller ends with it), drop the index.
