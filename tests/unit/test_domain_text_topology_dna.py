@@ -7,7 +7,15 @@ import random
 import pytest
 
 from recall_operator.domain.dna import DIMENSIONS, dna_similarity, incident_dna
-from recall_operator.domain.text import cleared_words, incident_names, negated_stems, negated_words, tokens
+from recall_operator.domain.similarity import incident_words
+from recall_operator.domain.text import (
+    cleared_words,
+    incident_names,
+    negated_stems,
+    negated_words,
+    service_name_words,
+    tokens,
+)
 from recall_operator.domain.topology import Topology, TopologyError
 from domain_builders import REDIS_TEXT, TOPOLOGY, spec
 
@@ -25,6 +33,28 @@ from domain_builders import REDIS_TEXT, TOPOLOGY, spec
 )
 def test_tokens(text: str, expected: list[str]) -> None:
     assert tokens(text) == expected
+
+
+
+@pytest.mark.parametrize(
+    ("word", "names_it"),
+    [
+        ("billing-usage", True), ("billing.usage", True), ("billing_usage", True), ("usage", True),
+        ("usage.billing", False),  # another order is something else: `/api/search` of `search-api`
+        ("billing.usage.lag", False), ("usage-ratio", False), ("lag", False),
+    ],
+)
+def test_a_word_names_the_service_whatever_joins_its_parts(word: str, names_it: bool) -> None:
+    assert service_name_words("billing-usage")(word) is names_it
+
+
+def test_a_page_that_writes_its_service_dotted_says_nothing_more_than_one_that_dashes_it() -> None:
+    dashed = spec(service="billing-usage", title="[FIRING:1] ConsumerUtilisationLow billing-usage",
+                  description="consumer utilisation 0.12 on billing-usage")
+    dotted = spec(service="billing-usage", title="[FIRING:1] ConsumerUtilisationLow billing.usage",
+                  description="consumer utilisation 0.12 on billing_usage")
+    assert incident_words(dotted) == incident_words(dashed)
+    assert "utilisation" in incident_words(dotted)
 
 
 @pytest.mark.parametrize(

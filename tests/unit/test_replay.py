@@ -220,6 +220,24 @@ def test_shuffling_every_truth_leaves_every_row_unchanged(
     assert replay(capsys, copy, "--per-incident")["rows"] == rows_of[path]
 
 
+
+def _service_dotted(event: dict) -> dict:
+    """An alert page's title as a bridge whose rules name the service `a.b` where the Incident says `a-b`."""
+    spec = event.get("object", {}).get("spec", {}) if event["type"] == "incident" else {}
+    if (spec.get("labels") or {}).get("alertname"):
+        spec["title"] = spec["title"].replace(spec["service"], spec["service"].replace("-", "."))
+    return event
+
+
+def test_a_service_named_with_dots_in_the_alert_titles_moves_no_answer(
+    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]]
+) -> None:
+    """Left in, `mobile.api` is one more word every page of that service shares, and dev3 gave other answers."""
+    dotted = rewritten_history("dev3", tmp_path / "dotted.jsonl", _service_dotted)
+    assert sum(".api (" in line for line in dotted.read_text().splitlines()) >= 5
+    assert replay(capsys, dotted, "--per-incident")["rows"] == rows_of[DEV3]
+
+
 INCIDENT = {
     "at": "2025-01-02T00:00:00Z", "type": "incident",
     "object": {"kind": "Incident", "metadata": {"name": "inc-1"}, "spec": {"service": "a", "title": "t"}},

@@ -55,7 +55,7 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> Cat
     # as they were, and moves none down on the histories with their tags or
     # their topology taken away.
     said = set(incident_words(spec))
-    words = said.intersection(runbook_words(runbook)) - set(tokens(spec.service))
+    words = said.intersection(runbook_words(runbook))
     lexical = min(1.0, len(words) / len(said) / LEXICAL_SATURATION) if said else 0.0
     fit = 0.45 * service + 0.45 * symptoms + 0.10 * lexical
     why = f"{where}; symptoms shared: {', '.join(shared) or 'none'}"

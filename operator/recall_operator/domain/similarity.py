@@ -21,7 +21,15 @@ from pydantic import TypeAdapter
 from recall_operator.domain.consolidation import win_rate
 from recall_operator.domain.dna import own_values, placement_values, values_similarity
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, RunbookRecord, as_read
-from recall_operator.domain.text import cleared_words, negated_stems, negated_words, plain_stems, stem, tokens
+from recall_operator.domain.text import (
+    cleared_words,
+    negated_stems,
+    negated_words,
+    plain_stems,
+    service_name_words,
+    stem,
+    tokens,
+)
 from recall_operator.domain.topology import Topology
 
 
@@ -221,9 +229,10 @@ def incident_words(spec: IncidentSpec) -> list[str]:
     look alike. Leave-one-history-out, this lifted the alert-heavy history's
     runbook@1 by 0.07 and cost the other two at most 0.02.
     """
-    own = set(tokens(spec.service))
+    names_service = service_name_words(spec.service)
     return [w for w in tokens(" ".join([spec.title, spec.description, *spec.error_signatures, *spec.symptoms]))
-            if w not in own]
+            if not names_service(w)]
+
 
 
 def change_words(spec: IncidentSpec) -> list[str]:
@@ -243,9 +252,9 @@ def change_words(spec: IncidentSpec) -> list[str]:
     deploy = spec.deployment
     if deploy is None or deploy.minutes_since_deploy is None or deploy.minutes_since_deploy > RECENT_DEPLOY_MINUTES:
         return []
-    own = set(tokens(spec.service))
+    names_service = service_name_words(spec.service)
     return [w for w in tokens(f"{deploy.id or ''} {deploy.revision or ''}")
-            if w not in own and not any(c.isdigit() for c in w)]
+            if not names_service(w) and not any(c.isdigit() for c in w)]
 
 
 def shared_change(spec: IncidentSpec, other: IncidentSpec) -> list[str]:
@@ -385,7 +394,7 @@ NO_RECORD = RunbookRecord()
 # What a memory's features were derived by. Raise it whenever a change here or
 # in text.py / dna.py changes what `memory_features` returns: a store that
 # keeps features rebuilds the ones of an older version when it opens.
-FEATURES_VERSION = 11
+FEATURES_VERSION = 12
 
 
 # What `MemoryFeatures.to_json` writes, as pydantic reads and checks it: a stored

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.:/-]*[a-z0-9]|[a-z0-9]")
 _INCIDENT_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-inc-\d+\b|\binc-\d+\b")
@@ -57,6 +58,19 @@ def _tokens(text: str) -> tuple[str, ...]:
         # Bare short numbers (ports, counts) match everything and mean nothing alone.
         out.extend(p for p in parts if not (p.isdigit() and len(p) <= 3))
     return tuple(t for t in out if t not in STOPWORDS)
+
+
+def service_name_words(service: str) -> Callable[[str], bool]:
+    """Whether a word is the service's name or a part of it, however it is joined.
+
+    A bridge writes the service as its rule has it (`billing.usage`,
+    `billing_usage`) where the Incident says `billing-usage`: the same parts
+    in the same order name the service and nothing else. In another order
+    they are something else (`/api/search` is an endpoint of `search-api`).
+    """
+    words = frozenset(tokens(service))
+    name = tuple(p for p in _SPLIT.split(service.lower()) if p)
+    return lambda word: word in words or tuple(p for p in _SPLIT.split(word) if p) == name
 
 
 def tokens_cache_clear() -> None:
