@@ -507,8 +507,8 @@ def test_each_step_runs_the_image_its_dry_run_ran_not_what_its_tag_names_later(e
     # would run code nobody saw run. The run is pinned to the digest the kubelet reported for the dry-run.
     plan_hash = env.setup()
     local = "sha256:" + "3c" * 32  # an image loaded onto the node, not pulled: the runtime knows no registry digest
-    image_ids = {"snapshot": "docker.io/library/redis-tools@sha256:" + "1a" * 32,
-                 "restart-cart": "docker.io/library/kubectl@sha256:" + "2b" * 32, "flush-hot-keys": local}
+    image_ids = {"snapshot": "registry.example/library/redis-tools@sha256:" + "1a" * 32,
+                 "restart-cart": "registry.example/library/kubectl@sha256:" + "2b" * 32, "flush-hot-keys": local}
     with operator(namespace) as runner:
         wait_for("dry-runs finished", lambda: env.dry_run_done(plan_hash))
         for step, image_id in image_ids.items():

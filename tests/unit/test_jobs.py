@@ -231,10 +231,10 @@ def _pod(phase: str, image_id: str | None, created: str = "2026-12-05T10:00:00Z"
     ("pods", "digest", "why"),
     [
         # containerd names the repository, the docker runtime prefixes its scheme: the digest is after the @.
-        ([_pod("Succeeded", f"docker.io/library/busybox@{DIGEST}")], DIGEST, ""),
+        ([_pod("Succeeded", f"registry.example/library/busybox@{DIGEST}")], DIGEST, ""),
         ([_pod("Succeeded", f"docker-pullable://busybox@{DIGEST}")], DIGEST, ""),
         # The pod that succeeded, not a retry that failed before it (or one still running).
-        ([_pod("Failed", "docker.io/library/busybox@sha256:" + "f" * 64, "2026-12-05T09:00:00Z"),
+        ([_pod("Failed", "registry.example/library/busybox@sha256:" + "f" * 64, "2026-12-05T09:00:00Z"),
           _pod("Succeeded", f"busybox@{DIGEST}", "2026-12-05T09:30:00Z")], DIGEST, ""),
         # Two succeeded pods claiming the Job (an owner reference can be copied): the same image is that image,
         # different ones leave what the dry-run ran unknown, whichever is newer.
