@@ -104,27 +104,52 @@ async def check_memory_forever(memo: kopf.Memo, every: float, log: logging.Logge
     """Ask memory every `every` seconds whether it answers, so that `recall_memory_up` (and the
     RecallMemoryDown alert) show an outage while no incident is using memory, not at the next page.
 
-    A check that does not answer within `every` counts as down. The log says when memory stops
-    answering and when it is back, once each.
+    A check that does not answer within `every` counts as down, and no other check starts
+    until it ends: the embedded store's check waits on a thread for the store's lock, and a
+    lock held for good would otherwise take one more of the threads the status writes use
+    at every interval. The log says when memory stops answering and when it is back, once each.
     """
     answered: bool | None = None
-    while True:
-        memory = memo.get("memory")
-        try:
-            why = "no memory backend is open" if memory is None else await asyncio.wait_for(memory.health(), every)
-        except TimeoutError:
-            why = f"no answer within {every:g} s"
-        except Exception as exc:  # noqa: BLE001 - a check that raises is down too; the loop must outlive it
-            why = f"the check raised {type(exc).__name__}: {exc}"
-        up = why is None
-        metrics.memory_up(up, checked=True)
-        if not up and answered is not False:
-            log.warning(f"memory backend does not answer its health check ({why}; next check in {every:g} s): "
-                        "incidents are triaged without memory and outcomes wait in the outbox until it does")
-        elif up and answered is False:
-            log.info("memory backend answers its health check again")
-        answered = up
-        await asyncio.sleep(every)
+    pending: tuple[object, asyncio.Task[str | None]] | None = None  # the backend asked, and its check
+    try:
+        while True:
+            memory = memo.get("memory")
+            if pending is not None and pending[0] is not memory:
+                pending[1].cancel()  # a backend swapped out: its check says nothing of this one
+                pending = None
+            why: str | None = "no memory backend is open"
+            if memory is not None:
+                if pending is None:
+                    pending = (memory, asyncio.ensure_future(memory.health()))
+                check = pending[1]
+                await asyncio.wait({check}, timeout=every)
+                why = _why_down(check, every)
+                if check.done():
+                    pending = None
+            up = why is None
+            metrics.memory_up(up, checked=True)
+            if not up and answered is not False:
+                log.warning(f"memory backend does not answer its health check ({why}; next check in {every:g} s): "
+                            "incidents are triaged without memory and outcomes wait in the outbox until it does")
+            elif up and answered is False:
+                log.info("memory backend answers its health check again")
+            answered = up
+            await asyncio.sleep(every)
+    finally:
+        if pending is not None:
+            pending[1].cancel()
+
+
+def _why_down(check: asyncio.Task[str | None], every: float) -> str | None:
+    """Why memory is down by this check, or None: still waiting, raised, or the backend's own reason."""
+    if not check.done():
+        return f"no answer within {every:g} s; the check is still waiting, and no other starts until it ends"
+    if check.cancelled():
+        return "the check was cancelled"
+    exc = check.exception()
+    if exc is not None:  # health() promises never to raise; a backend that breaks it is down too
+        return f"the check raised {type(exc).__name__}: {exc}"
+    return check.result()
 
 
 # A start-up failure (a wrong policy value) stops the operator instead of
