@@ -32,6 +32,7 @@ from typing import Any
 
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION, parameters_chosen_by
+from recall_operator.domain.consolidation import current_outcome
 from recall_operator.domain.contradictions import reconciled_by
 from recall_operator.domain.execution import TERMINAL
 from recall_operator.domain.plan import parameter_refusal
@@ -826,6 +827,36 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
     return 0
 
 
+def withdrawing(outcome: Mapping[str, Any], withdraw: bool, reason: str, user: str, now: datetime) -> dict[str, Any]:
+    """The correction that restates `outcome` (the one memory holds) as it is, withdrawn from recall or back in it."""
+    kept = {k: v for k, v in outcome.items() if k not in ("reason", "withdrawn", "confirmedBy", "confirmedAt")}
+    return {**kept, "reason": reason, "confirmedBy": user, "confirmedAt": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            **({"withdrawn": True} if withdraw else {})}
+
+
+def cmd_withdraw(cluster: Cluster, args: argparse.Namespace) -> int:
+    incident = cluster.incident(args.incident)
+    outcome = current_outcome(incident.get("spec") or {})
+    if outcome is None:
+        raise PluginError(f"incident {args.incident} has no outcome yet: memory holds nothing of it to withdraw")
+    withdraw = not args.undo
+    if bool(outcome.get("withdrawn")) == withdraw:
+        said = f"already withdrawn (by {outcome.get('confirmedBy')}: {outcome.get('reason')})" if withdraw \
+            else "not withdrawn"
+        raise PluginError(f"incident {args.incident} is {said}; nothing was recorded")
+    reason = (args.reason or "").strip()
+    if not reason:
+        raise PluginError("--reason is required: say why memory should " +
+                          ("stop offering this incident as a precedent" if withdraw else "offer it again"))
+    user = cluster.username()
+    cluster.append_correction(incident, withdrawing(outcome, withdraw, reason, user, datetime.now(UTC)))
+    print(f"{'withdrew' if withdraw else 'brought back'} {args.incident} "
+          f"{'from' if withdraw else 'into'} recall: a correction signed by {user} restates its outcome as it was"
+          f"{', withdrawn' if withdraw else ''}. The operator writes it into memory; check: kubectl get incident "
+          f"{args.incident} -n {cluster.namespace} -o jsonpath='{{.status.conditions}}'")
+    return 0
+
+
 def cmd_reconcile(cluster: Cluster, args: argparse.Namespace) -> int:
     contradiction = cluster.contradiction(args.contradiction)
     state = ((contradiction.get("spec") or {}).get("resolution") or {}).get("state") or "open"
@@ -893,6 +924,13 @@ def build_parser() -> argparse.ArgumentParser:
                         " (the other options as it should now read), saying why; the newest correction is what"
                         " memory holds")
     r.set_defaults(func=cmd_resolve)
+
+    w = sub.add_parser("withdraw", parents=[common],
+                       help="take a resolved incident out of recall (a report that misleads), signed as you")
+    w.add_argument("incident")
+    w.add_argument("--reason", default=None, help="why memory should offer it as nobody's precedent")
+    w.add_argument("--undo", action="store_true", help="bring a withdrawn incident back into recall")
+    w.set_defaults(func=cmd_withdraw)
 
     c = sub.add_parser("reconcile", parents=[common],
                        help="say how a Contradiction's claims fit together, signed as you (or open it again)")

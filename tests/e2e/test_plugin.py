@@ -290,3 +290,63 @@ def test_set_signs_the_parameters_and_their_setter_cannot_approve_the_plan(
     assert "bob set the incident's parameters" in by_bob.stdout
     by_carol = recall("approve", "inc-set", "-n", namespace, "--as", "carol", "--yes", "--wait", "60")
     assert by_carol.returncode == 0 and "operator: Accepted" in by_carol.stdout, by_carol.stdout + by_carol.stderr
+
+
+def _resolved_reason(kubectl: Any, namespace: str, name: str) -> str | None:
+    conditions = incident_status(kubectl, namespace, name).get("conditions") or []
+    return next((c.get("reason") for c in conditions if c.get("type") == "Resolved" and c.get("status") == "True"),
+                None)
+
+
+def _matched(kubectl: Any, namespace: str, name: str) -> set[str]:
+    apply(kubectl, namespace, {"apiVersion": "recall.dev/v1alpha1", "kind": "Incident",
+                               "metadata": {"name": name}, "spec": SPEC})
+    status = until(f"a recommendation on {name}",
+                   lambda: (s := incident_status(kubectl, namespace, name)).get("recommendation", {}).get("mode") and s)
+    return {m["incident"] for m in status["matches"]}
+
+
+def test_withdraw_takes_a_resolved_incident_out_of_recall_and_undo_brings_it_back(
+        operator: Any, kubectl: Any, namespace: str) -> None:
+    # olga holds only the chart's recall-responder role: the one that records outcomes, and so corrections.
+    status = _recurrence(kubectl, namespace, "inc-now")
+    assert "inc-past-1" in {m["incident"] for m in status["matches"]}
+    manifests = Path(__file__).resolve().parents[2] / "manifests"
+    proc = kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=recall-test",
+                   "-f", str(manifests / "namespace-restricted.yaml"), "-f", str(manifests / "rbac.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    kubectl("create", "rolebinding", "responder-olga", "--clusterrole=recall-responder", "--user=olga",
+            "-n", namespace, check=True)
+
+    # Refused before anything is written: an open incident, and no reason.
+    open_one = recall("withdraw", "inc-now", "-n", namespace, "--reason", "noise", "--as", "olga")
+    assert open_one.returncode == 1 and "has no outcome yet" in open_one.stderr, open_one.stderr
+    bare = recall("withdraw", "inc-past-1", "-n", namespace, "--as", "olga")
+    assert bare.returncode == 1 and "--reason is required" in bare.stderr, bare.stderr
+    assert "corrections" not in json.loads(kubectl("get", "incident", "inc-past-1", "-n", namespace, "-o", "json",
+                                                   check=True).stdout)["spec"]
+
+    gone = recall("withdraw", "inc-past-1", "-n", namespace, "--reason", "a load test, not an outage", "--as", "olga")
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    spec = json.loads(kubectl("get", "incident", "inc-past-1", "-n", namespace, "-o", "json", check=True).stdout)["spec"]
+    [correction] = spec["corrections"]
+    assert correction["withdrawn"] is True and correction["confirmedBy"] == "olga"
+    assert correction["reason"] == "a load test, not an outage"
+    assert {k: correction[k] for k in ("rootCause", "summary", "runbook", "actions")} == \
+        {k: spec["resolution"][k] for k in ("rootCause", "summary", "runbook", "actions")}
+    until("inc-past-1 withdrawn in memory", lambda: _resolved_reason(kubectl, namespace, "inc-past-1") == "Withdrawn")
+    said = [c["message"] for c in incident_status(kubectl, namespace, "inc-past-1")["conditions"]
+            if c["type"] == "Resolved"]
+    assert "withdrawn by olga: a load test, not an outage" in said[0], said
+    twice = recall("withdraw", "inc-past-1", "-n", namespace, "--reason", "again", "--as", "olga")
+    assert twice.returncode == 1 and "already withdrawn (by olga" in twice.stderr, twice.stderr
+
+    # The same page again: the other three are its precedents, the withdrawn one is nobody's.
+    after = _matched(kubectl, namespace, "inc-next")
+    assert "inc-past-1" not in after and {"inc-past-2", "inc-past-3", "inc-past-4"} <= after, after
+
+    back = recall("withdraw", "inc-past-1", "-n", namespace, "--undo", "--reason", "it was a real outage after all",
+                  "--as", "olga")
+    assert back.returncode == 0, back.stdout + back.stderr
+    until("inc-past-1 back in memory", lambda: _resolved_reason(kubectl, namespace, "inc-past-1") == "Consolidated")
+    assert "inc-past-1" in _matched(kubectl, namespace, "inc-later")

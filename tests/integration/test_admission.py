@@ -473,6 +473,30 @@ def test_an_outcome_is_signed_by_whoever_records_it_and_never_rewritten(
     assert [c["confirmedBy"] for c in body["spec"]["corrections"]] == ["olga", "mallory"]
 
 
+def test_a_withdrawal_is_a_correction_signed_by_whoever_withdraws(kubectl: Callable[..., Any], approvers: str) -> None:
+    """Taking an incident out of recall is a correction: signed, appended, and a boolean that says so."""
+    ns = approvers
+    assert create(kubectl, incident(ns, "loadtest", "olga"), as_user="olga").returncode == 0
+    outcome = {"summary": "flushed the hot keys", "actions": [{"action": "flushed hot keys", "result": "succeeded"}]}
+    eventually_refused(lambda: resolve(kubectl, ns, "loadtest", {**outcome, "confirmedBy": "mallory"}, "olga"),
+                       "must be you (olga)", what="olga records an outcome in mallory's name")
+    assert resolve(kubectl, ns, "loadtest", {**outcome, "confirmedBy": "olga"}, "olga").returncode == 0
+    withdraw = {**outcome, "reason": "a load test, not an outage", "withdrawn": True}
+    refused(correct(kubectl, ns, "loadtest", [{**withdraw, "confirmedBy": "olga"}], "mallory"),
+            "its confirmedBy must be you (mallory)", what="mallory withdraws it in olga's name")
+    refused(correct(kubectl, ns, "loadtest", [{**withdraw, "withdrawn": "yes", "confirmedBy": "mallory"}], "mallory"),
+            "withdrawn", what="mallory withdraws it with a word that is not a boolean")
+    ok = correct(kubectl, ns, "loadtest", [{**withdraw, "confirmedBy": "mallory"}], "mallory")
+    assert ok.returncode == 0, ok.stderr  # signed as herself: admitted, and shown with her name
+    refused(correct(kubectl, ns, "loadtest", [], "olga"), "only grow", what="olga removes the withdrawal")
+    back = {**outcome, "reason": "it was a real outage", "confirmedBy": "olga"}
+    ok = correct(kubectl, ns, "loadtest", [{**withdraw, "confirmedBy": "mallory"}, back], "olga")
+    assert ok.returncode == 0, ok.stderr  # a newer correction that does not withdraw it brings it back
+    body = json.loads(kubectl("get", "incident", "loadtest", "-n", ns, "-o", "json", check=True).stdout)
+    assert [(c["confirmedBy"], c.get("withdrawn")) for c in body["spec"]["corrections"]] == [
+        ("mallory", True), ("olga", None)]
+
+
 def test_the_report_of_a_resolved_incident_is_never_rewritten(kubectl: Callable[..., Any], approvers: str) -> None:
     """A report edited after its outcome went into memory with the next correction.
 

@@ -88,6 +88,25 @@ async def test_a_corrected_memory_keeps_its_first_confirmed_root_cause(backend: 
     assert back.first_cause == first.resolution.root_cause != back.resolution.root_cause
 
 
+async def test_a_withdrawn_memory_comes_back_withdrawn_and_a_later_correction_brings_it_back(
+    backend: MemoryBackend, history: Any
+) -> None:
+    # The operator leaves a withdrawn memory out of every answer (candidates.clean_candidates): it must
+    # come back from recall as withdrawn, whichever backend holds it.
+    memory = history.memory("inc-0004")
+    gone = memory.model_copy(update={"withdrawn": "withdrawn by olga: a load test, not an outage"})
+    await backend.remember(gone)
+    back = await backend.get("inc-0004", "default")
+    assert back is not None and back.withdrawn == gone.withdrawn
+    query = RecallQuery(incident="inc-new", service="orders-db", text="quarterly audit export job slower than usual",
+                        limit=8)
+    found = {m.incident: m for m in await backend.recall(query)}
+    assert found["inc-0004"].withdrawn == gone.withdrawn
+    await backend.remember(memory)
+    back = await backend.get("inc-0004", "default")
+    assert back is not None and back.withdrawn is None
+
+
 async def test_the_same_incident_in_two_namespaces_is_two_memories(backend: MemoryBackend, history: Any) -> None:
     memory = history.memory("inc-0001")
     other = memory.model_copy(update={"namespace": "team-b"})

@@ -195,6 +195,10 @@ def test_the_incident_page_shows_the_outcome_memory_holds() -> None:
         "resolved: fewer records per poll (corrected by alice: it came back within the hour)")
     assert views.outcome_line(_incident("inc-8", "lag", resolution=first)["spec"]) == "resolved: raised the interval"
     assert views.outcome_line(_incident("inc-7", "lag")["spec"]) == ""
+    withdrawn = _incident("inc-6", "lag", resolution=first, corrections=[{
+        **first, "reason": "a load test, not an outage", "confirmedBy": "alice", "withdrawn": True}])
+    assert views.outcome_line(withdrawn["spec"]) == ("resolved: raised the interval (withdrawn by alice: a load test, "
+                                                     "not an outage; memory offers it as nobody's precedent)")
     source = StaticSource({"incidents": [corrected]}, namespaces=[NS])
     body = asyncio.run(server.incident_page(source, NS, "inc-9", NOW))
     assert body is not None and "fewer records per poll (corrected by alice" in body

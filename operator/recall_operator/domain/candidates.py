@@ -34,9 +34,9 @@ def is_namesake(memory: EpisodicMemory, incident: Incident) -> bool:
 
 
 def clean_candidates(incident: Incident, candidates: Sequence[EpisodicMemory]) -> list[EpisodicMemory]:
-    """Drop the asking incident itself and anything without a confirmed outcome."""
+    """Drop the asking incident itself, anything without a confirmed outcome, and what was withdrawn."""
     return [c for c in candidates
-            if (c.incident != incident.name or is_namesake(c, incident)) and is_confirmed(c)]
+            if (c.incident != incident.name or is_namesake(c, incident)) and is_confirmed(c) and c.withdrawn is None]
 
 
 def fingerprint(memory: EpisodicMemory) -> str | None:

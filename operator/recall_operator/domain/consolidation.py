@@ -350,6 +350,23 @@ def current_outcome(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return resolution if resolution is None or isinstance(resolution, Mapping) else dict(resolution)
 
 
+def withdrawal(outcome: Mapping[str, Any]) -> str | None:
+    """Who withdrew the incident from recall and why, when the outcome memory holds (`current_outcome`) says so.
+
+    A report can mislead whatever its outcome: one written with the words of
+    many failures is the nearest look-alike of incidents it has nothing to do
+    with, and a recorded report never changes. A correction that withdraws it
+    keeps the outcome on record and signed, and memory offers the incident as
+    nobody's precedent or witness; a newer correction that does not withdraw
+    it brings it back.
+    """
+    if outcome.get("withdrawn") is not True:
+        return None
+    who = str(outcome.get("confirmedBy") or "").strip() or "somebody unnamed"
+    why = str(outcome.get("reason") or "").strip() or "no reason given"
+    return f"withdrawn by {who}: {why}"
+
+
 def empty_outcome(resolution: Resolution) -> bool:
     """An outcome that says nothing: no summary and no action (memory would hold an empty record)."""
     return not resolution.summary.strip() and not resolution.actions
@@ -455,10 +472,11 @@ def runbook_history(memories: Iterable[EpisodicMemory], runbook: str,
     that resolved it, which `as_remembered` keeps only for a runbook the
     operator ran there; a failure or a partial run counts as the action says
     unless it is only reported (`record_outcome`) or one person alone says so (`one_voice`). A run of
-    other steps than `digest` (plan.steps_digest of the Runbook now) is not this runbook's record.
+    other steps than `digest` (plan.steps_digest of the Runbook now) is not this runbook's record, nor is
+    an outcome withdrawn from recall (`withdrawal`).
     """
     fared = [(m, record_outcome(m.resolution, runbook)) for m in memories
-             if one_voice(m) is None and not _ran_other_steps(m, runbook, digest)]
+             if one_voice(m) is None and not _ran_other_steps(m, runbook, digest) and m.withdrawn is None]
     kept = [(m, r) for m, r in fared if r is not None and (r != "succeeded" or m.resolution.runbook == runbook)]
     return sorted(kept, key=lambda p: (p[0].resolved_at, p[0].incident))
 

@@ -114,6 +114,9 @@ class Correction(Resolution):
     """A later, signed restatement of a recorded outcome (spec.corrections); the newest one counts."""
 
     reason: str = ""
+    # The outcome stays on record, but memory offers the incident as nobody's precedent
+    # (consolidation.withdrawal): a report that misleads, whatever it says, can be taken out.
+    withdrawn: bool = False
 
 
 class IncidentSpec(_Model):
@@ -341,3 +344,5 @@ class EpisodicMemory(_Model):
     # The root cause as first confirmed, when a correction since restated it (None: never restated);
     # consolidation.as_first_resolved keeps it. What a contradiction's sides stand for is read from it.
     first_cause: str | None = derived(default=None, alias="firstCause")
+    # Who took it out of recall and why, when the newest correction withdrew it (None: it is recalled).
+    withdrawn: str | None = derived(default=None)

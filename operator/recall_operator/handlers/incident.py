@@ -56,7 +56,7 @@ from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
     DELETION_WAIT, RUN_WAIT, as_first_resolved, current_outcome, empty_outcome, name_taken, names_runbook, one_voice,
     remembered_outcome,
-    run_in_progress, record_outcome, runbook_run_here,
+    run_in_progress, record_outcome, runbook_run_here, withdrawal,
 )
 from recall_operator.domain.execution import seal
 from recall_operator.domain.contradictions import propose
@@ -363,6 +363,7 @@ async def consolidate(
         incident=name, namespace=namespace, spec=spec.model_copy(update={"resolution": None}),
         resolution=res, resolved_at=now, unsupported=unsupported_claims(spec, res, named), uid=uid, opened_by=opener,
         ran_steps=(ran.name, steps_digest(ran)) if (ran := ctx.catalog.get(runbook_run_here(status) or "")) else None,
+        withdrawn=withdrawal(resolution),
     )
     try:
         if memory is None:
@@ -386,7 +387,8 @@ async def consolidate(
                                 deleting + DELETION_WAIT if deleting is not None else None)
     metrics.outbox(f"{namespace}/{name}", False)  # metrics
     metrics.memory_up(True)  # metrics
-    await _propose_contradiction(episode, ctx, memory, memo)
+    if episode.withdrawn is None:  # a withdrawn report disagrees with nobody
+        await _propose_contradiction(episode, ctx, memory, memo)
     counted = []
     # One person's word alone (one_voice) is remembered, but counts on no Runbook's record; a correction
     # counts on none again (the incident was counted when its first outcome was).
@@ -398,7 +400,8 @@ async def consolidate(
         if outcome is not None and await _update_runbook(memo.api, namespace, rb, f"{namespace}/{name}", outcome, now,
                                                          digest):
             counted.append(rb)
-    return st.consolidated_status(status, key, memory.name, counted, generation, now, episode.unsupported)
+    return st.consolidated_status(status, key, memory.name, counted, generation, now, episode.unsupported,
+                                  episode.withdrawn)
 
 
 def _deletion_wait_began(memo: kopf.Memo, meta: Mapping[str, Any]) -> datetime | None:

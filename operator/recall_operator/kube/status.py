@@ -320,18 +320,20 @@ def outbox_status(current: Mapping[str, Any], key: str, generation: int, now: da
 
 def consolidated_status(
     current: Mapping[str, Any], key: str, backend: str, runbooks: Sequence[str], generation: int, now: datetime,
-    unsupported: Sequence[str] = (),
+    unsupported: Sequence[str] = (), withdrawn: str | None = None,
 ) -> StatusChange:
+    """`withdrawn`: who took the incident out of recall and why (consolidation.withdrawal)."""
+    kept = f"; {withdrawn}: memory offers it as nobody's precedent" if withdrawn else ""
     conditions, transitions = _conditions(
         current.get("conditions") or [],
         [
-            (MEMORY_AVAILABLE, True, "Remembered", f"outcome written into {backend} memory"),
+            (MEMORY_AVAILABLE, True, "Remembered", f"outcome written into {backend} memory{kept}"),
             (
                 RESOLVED,
                 True,
-                "Consolidated",
+                "Withdrawn" if withdrawn else "Consolidated",
                 "outcome written into memory"
-                + (f"; counted for runbook {', '.join(runbooks)}" if runbooks else "; no runbook to count"),
+                + (f"; counted for runbook {', '.join(runbooks)}" if runbooks else "; no runbook to count") + kept,
             ),
             (AWAITING_APPROVAL, False, "Resolved", "the incident is resolved"),
         ],

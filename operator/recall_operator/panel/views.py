@@ -17,7 +17,9 @@ from jinja2 import Undefined
 
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.contradictions import reconciled_by
-from recall_operator.domain.consolidation import current_outcome, one_voice, record_outcome, remembered_outcome, win_rate
+from recall_operator.domain.consolidation import (
+    current_outcome, one_voice, record_outcome, remembered_outcome, win_rate, withdrawal,
+)
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Resolution, RunbookRecord
 from recall_operator.domain.times import parse_time
 
@@ -423,7 +425,9 @@ def outcome_line(spec: Mapping[str, Any]) -> str:
     if not current:
         return ""
     line = f"resolved: {current.get('summary') or current.get('rootCause') or 'no summary'}"
-    if current is not spec.get("resolution") and current.get("reason"):
+    if gone := withdrawal(current):
+        line += f" ({gone}; memory offers it as nobody's precedent)"
+    elif current is not spec.get("resolution") and current.get("reason"):
         line += f" (corrected by {current.get('confirmedBy') or 'someone'}: {current.get('reason')})"
     return line
 
