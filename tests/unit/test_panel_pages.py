@@ -215,6 +215,26 @@ def test_memory_health_counts_what_status_records() -> None:
     assert health.counts["incidents"] == 2 and health.counts["outcomes in memory"] == 1
 
 
+def test_the_memory_page_lists_the_precedents_answers_list_first_and_what_was_withdrawn() -> None:
+    def answered(name: str, service: str, first: str | None) -> dict[str, Any]:
+        return {**_incident(name, "page", {"matches": [_match(first, 70)]} if first else {}), "spec": {
+            "service": service, "severity": "high", "title": "page"}}
+
+    incidents = [answered("p1", "cart", "inc-junk"), answered("p2", "search", "inc-junk"),
+                 answered("p3", "payments", "inc-junk"), answered("p4", "cart", "inc-0024"),
+                 answered("p5", "cart", "inc-0024"), answered("p6", "cart", "inc-0007"), answered("p7", "cart", None),
+                 {**_incident("odd", "page", {"matches": {"incident": "x"}})},
+                 _incident("inc-junk", "everything", resolution={"summary": "s", "confirmedBy": "bob"}, corrections=[
+                     {"summary": "s", "confirmedBy": "alice", "reason": "says everything", "withdrawn": True}])]
+    health = views.memory_health(incidents, [], [], [], NOW)
+    # inc-0007 leads one answer only: not listed.
+    assert [(lead.incident, lead.first, lead.services) for lead in health.leads] == [
+        ("inc-junk", 3, 3), ("inc-0024", 2, 1)]
+    assert health.counts["withdrawn from recall"] == 1
+    body = asyncio.run(server.memory_page(StaticSource({"incidents": incidents}, namespaces=[NS]), NOW))
+    assert 'data-first="inc-junk">3<' in body and "kubectl recall withdraw" in body
+
+
 @pytest.mark.parametrize(("path", "code"), [
     (f"/ns/{NS}/incidents/inc-now", 200), (f"/ns/{NS}/incidents/nope", 404), ("/ns/other/incidents/inc-now", 404),
     (f"/ns/{NS}/runbooks/reduce-poll-records", 200), ("/memory", 200), ("/incidents", 200),

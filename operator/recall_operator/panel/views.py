@@ -509,6 +509,16 @@ def recommended_for(name: str, incidents: Iterable[Mapping[str, Any]], now: date
 
 
 @dataclass
+class Lead:
+    """A precedent and how many answers list it first, on how many services."""
+
+    namespace: str
+    incident: str
+    first: int
+    services: int
+
+
+@dataclass
 class Health:
     backend: str
     outbox: list[str]
@@ -516,6 +526,32 @@ class Health:
     last_write_age: str
     unavailable: list[str]
     counts: dict[str, int]
+    leads: list[Lead] = field(default_factory=list)
+
+
+# How many of the precedents listed first most often the memory page shows, and from how many answers on.
+LEADS_SHOWN = 5
+LEADS_FROM = 2
+
+
+def leads(incidents: Iterable[Mapping[str, Any]]) -> list[Lead]:
+    """The precedents most answers list first, with the services those answers paged on.
+
+    A report that says the words of many failures is the nearest look-alike of
+    incidents it has nothing to do with (docs/scoring.md): listed first for
+    pages on many services, it is worth reading, and withdrawing if it misleads.
+    """
+    paged: dict[tuple[str, str], list[str]] = {}
+    for o in incidents:
+        matches = _status(o).get("matches")
+        first = matches[0].get("incident") if isinstance(matches, list) and matches and isinstance(
+            matches[0], Mapping) else None
+        if isinstance(first, str) and first:
+            service = str((o.get("spec") or {}).get("service") or "")
+            paged.setdefault((str(_meta(o).get("namespace") or ""), first), []).append(service)
+    ranked = sorted(paged.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return [Lead(ns, name, len(services), len(set(services))) for (ns, name), services in ranked
+            if len(services) >= LEADS_FROM][:LEADS_SHOWN]
 
 
 def memory_health(incidents: Sequence[Mapping[str, Any]], runbooks: Sequence[Mapping[str, Any]],
@@ -546,6 +582,8 @@ def memory_health(incidents: Sequence[Mapping[str, Any]], runbooks: Sequence[Map
         "incidents": len(incidents),
         **{f"{m} incidents": n for m, n in by_mode.items()},
         "resolved incidents": sum(1 for o in incidents if (o.get("spec") or {}).get("resolution")),
+        "withdrawn from recall": sum(1 for o in incidents
+                                     if (current := current_outcome(o.get("spec") or {})) and withdrawal(current)),
         "outcomes in memory": len(writes),
         "runbooks": len(runbooks),
         "open contradictions": sum(1 for c in contradictions
@@ -555,4 +593,4 @@ def memory_health(incidents: Sequence[Mapping[str, Any]], runbooks: Sequence[Map
     }
     return Health(backend=last[1], outbox=sorted(outbox), last_write=day(last[0]) if last[0] else "never",
                   last_write_age=age(last[0], now) if last[0] else "-", unavailable=sorted(unavailable),
-                  counts=counts)
+                  counts=counts, leads=leads(incidents))
