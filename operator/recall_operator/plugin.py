@@ -818,6 +818,11 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
     value = resolution(root_cause or "", summary or "", actions, runbook, confirmed_by, datetime.now(UTC))
     if correcting:
         cluster.append_correction(incident, {**value, "reason": correcting})
+        held = current_outcome(incident.get("spec") or {}) or {}
+        if held.get("withdrawn") is True:
+            print(f"note: {args.incident} was withdrawn from recall (by {held.get('confirmedBy')}: "
+                  f"{held.get('reason')}); this correction brings it back. To keep it out: kubectl recall withdraw "
+                  f"{args.incident} --reason ...", file=sys.stderr)
     else:
         cluster.patch_resolution(args.incident, value)
     print(f"recorded {'a correction of ' if correcting else ''}the outcome of {args.incident}"

@@ -350,3 +350,15 @@ def test_withdraw_takes_a_resolved_incident_out_of_recall_and_undo_brings_it_bac
     assert back.returncode == 0, back.stdout + back.stderr
     until("inc-past-1 back in memory", lambda: _resolved_reason(kubectl, namespace, "inc-past-1") == "Consolidated")
     assert "inc-past-1" in _matched(kubectl, namespace, "inc-later")
+
+    # Any later correction is what memory holds: one that restates a withdrawn outcome brings it back, and says so.
+    again = recall("withdraw", "inc-past-1", "-n", namespace, "--reason", "noise after all", "--as", "olga")
+    assert again.returncode == 0, again.stdout + again.stderr
+    until("inc-past-1 withdrawn again", lambda: _resolved_reason(kubectl, namespace, "inc-past-1") == "Withdrawn")
+    fixed = recall("resolve", "inc-past-1", "-n", namespace, "--correction", "the summary named the wrong pool",
+                   "--root-cause", "hot keys", "--summary", "flushed the hot keys of the right pool",
+                   "--action", "run runbook cart-flush-hot-keys=succeeded", "--as", "olga")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "was withdrawn from recall (by olga: noise after all); this correction brings it back" in fixed.stderr
+    until("inc-past-1 back after the correction",
+          lambda: _resolved_reason(kubectl, namespace, "inc-past-1") == "Consolidated")
