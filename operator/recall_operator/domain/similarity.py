@@ -234,7 +234,6 @@ def incident_words(spec: IncidentSpec) -> list[str]:
             if not names_service(w)]
 
 
-
 def change_words(spec: IncidentSpec) -> list[str]:
     """What was changed shortly before the page: the recent deployment's id and revision words.
 
