@@ -111,6 +111,24 @@ def test_with_half_its_pages_terse_memory_still_never_chooses_worse_than_the_cat
     assert result["on"]["unsafe_actionable_rate"] == 0.0
 
 
+def _bare_title(event: dict) -> dict:
+    """An alert page titled as some bridges title it: `<alertname> <service>`, no status, count or region."""
+    spec = event.get("object", {}).get("spec", {}) if event["type"] == "incident" else {}
+    if (spec.get("labels") or {}).get("alertname"):
+        spec["title"] = re.sub(r"\s*\([^)]*\)$", "", re.sub(r"^\[[A-Z]+(:\d+)?\]\s*", "", spec["title"]))
+    return event
+
+
+def test_alert_pages_titled_without_their_status_still_choose_at_least_as_well_as_the_catalog(tmp_path: Path) -> None:
+    """dev3's pages say `[FIRING:1] <alertname> <service> (<region>)`; a history may title them barely."""
+    bare = rewritten_history("dev3", tmp_path / "bare.jsonl", _bare_title)
+    assert sum("[FIRING" in line for line in bare.read_text().splitlines()) == 0
+    result = asyncio.run(replay_module.run_replay(bare, ["on", "off"]))
+    assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"] + 0.1, result["on"]
+    assert result["on"]["precedent_at_3"] >= 0.95, result["on"]
+    assert result["on"]["unsafe_actionable_rate"] == 0.0
+
+
 def _merged(out: Path) -> tuple[Path, dict[str, str]]:
     """The three histories as one store's: every event in time order, each topology ConfigMap under a
     name of its own, and the one service name two of them share told apart. Also: incident -> history."""
