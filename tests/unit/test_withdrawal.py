@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from recall_operator.domain.candidates import clean_candidates
-from recall_operator.domain.consolidation import current_outcome, runbook_history, withdrawal
+from recall_operator.domain.consolidation import counts_on_runbooks, current_outcome, runbook_history, withdrawal
 from recall_operator.plugin import withdrawing
 from domain_builders import incident, memory
 
@@ -68,3 +68,22 @@ def test_the_plugin_restates_the_outcome_as_it_was_signed_by_whoever_withdraws_i
     assert {k: back[k] for k in ("rootCause", "summary", "runbook", "actions")} == \
         {k: OUTCOME[k] for k in ("rootCause", "summary", "runbook", "actions")}
     assert withdrawal(back) is None and withdrawal(correction) == "withdrawn by olga: a test page, not an outage"
+
+
+@pytest.mark.parametrize(
+    ("opened_by", "withdrawn", "counted_before", "counts"),
+    [
+        ("bob", None, False, True),  # opened by one person, confirmed by another: a witness
+        ("oncall-a", None, False, False),  # opened and confirmed by one person, nothing run: one voice
+        ("bob", None, True, False),  # a correction: the incident was counted with its first outcome
+        # Withdrawn before memory first took it (the outcome waited in the outbox): memory's own recount
+        # (runbook_history) leaves it out, and so does the Runbook's.
+        ("bob", "withdrawn by olga: a load test", False, False),
+    ],
+    ids=["witnessed", "one-voice", "correction", "withdrawn-first"],
+)
+def test_what_an_outcome_counts_on_its_runbooks(opened_by: str, withdrawn: str | None, counted_before: bool,
+                                                counts: bool) -> None:
+    episode = memory("inc-1", actions=[("flushed the hot keys by hand", "succeeded")]).model_copy(
+        update={"opened_by": opened_by, "withdrawn": withdrawn})
+    assert counts_on_runbooks(episode, counted_before) is counts

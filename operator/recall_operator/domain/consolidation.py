@@ -461,6 +461,18 @@ def record_outcome(resolution: Resolution, runbook: str) -> str | None:
     return runbook_outcome(seen, runbook)
 
 
+def counts_on_runbooks(episode: EpisodicMemory, counted_before: bool) -> bool:
+    """Whether this outcome, as memory now holds it, is counted on the Runbooks it names.
+
+    One person's word alone (`one_voice`) is remembered but counts on no
+    Runbook's record. A correction counts on none again: the incident was
+    counted when its first outcome was. An outcome withdrawn from recall
+    before memory first took it (it waited in the outbox) counts on none, as
+    memory's own recount (`runbook_history`) leaves it out.
+    """
+    return one_voice(episode) is None and not counted_before and episode.withdrawn is None
+
+
 def runbook_history(memories: Iterable[EpisodicMemory], runbook: str,
                     digest: str | None = None) -> list[tuple[EpisodicMemory, str]]:
     """Each remembered outcome that `runbook` took part in, with how it fared, oldest first.

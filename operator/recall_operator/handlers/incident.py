@@ -54,8 +54,8 @@ from recall_operator.api import GROUP, VERSION, namespaced
 from recall_operator.domain.candidates import clean_candidates
 from recall_operator.domain.approval_rules import opened_by
 from recall_operator.domain.consolidation import (
-    DELETION_WAIT, RUN_WAIT, as_first_resolved, current_outcome, empty_outcome, name_taken, names_runbook, one_voice,
-    remembered_outcome,
+    DELETION_WAIT, RUN_WAIT, as_first_resolved, counts_on_runbooks, current_outcome, empty_outcome, name_taken,
+    names_runbook, remembered_outcome,
     run_in_progress, record_outcome, runbook_run_here, withdrawal,
 )
 from recall_operator.domain.execution import seal
@@ -390,9 +390,7 @@ async def consolidate(
     if episode.withdrawn is None:  # a withdrawn report disagrees with nobody
         await _propose_contradiction(episode, ctx, memory, memo)
     counted = []
-    # One person's word alone (one_voice) is remembered, but counts on no Runbook's record; a correction
-    # counts on none again (the incident was counted when its first outcome was).
-    counts = one_voice(episode) is None and not st.counted_before(status)
+    counts = counts_on_runbooks(episode, st.counted_before(status))
     runbooks = {*ctx.catalog, *([res.runbook] if res.runbook else [])} if counts else set()
     for rb in sorted(runbooks):
         outcome = record_outcome(res, rb)
