@@ -32,7 +32,7 @@ from typing import Any
 
 from recall_operator.api import GROUP, VERSION
 from recall_operator.domain.approval_rules import PARAMETERS_BY_ANNOTATION, parameters_chosen_by
-from recall_operator.domain.consolidation import current_outcome
+from recall_operator.domain.consolidation import current_outcome, withdrawal
 from recall_operator.domain.contradictions import reconciled_by
 from recall_operator.domain.execution import TERMINAL
 from recall_operator.domain.plan import parameter_refusal
@@ -818,11 +818,9 @@ def cmd_resolve(cluster: Cluster, args: argparse.Namespace) -> int:
     value = resolution(root_cause or "", summary or "", actions, runbook, confirmed_by, datetime.now(UTC))
     if correcting:
         cluster.append_correction(incident, {**value, "reason": correcting})
-        held = current_outcome(incident.get("spec") or {}) or {}
-        if held.get("withdrawn") is True:
-            print(f"note: {args.incident} was withdrawn from recall (by {held.get('confirmedBy')}: "
-                  f"{held.get('reason')}); this correction brings it back. To keep it out: kubectl recall withdraw "
-                  f"{args.incident} --reason ...", file=sys.stderr)
+        if gone := withdrawal(current_outcome(incident.get("spec") or {}) or {}):
+            print(f"note: {args.incident} was {gone}; this correction brings it back into recall. To keep it out: "
+                  f"kubectl recall withdraw {args.incident} --reason ...", file=sys.stderr)
     else:
         cluster.patch_resolution(args.incident, value)
     print(f"recorded {'a correction of ' if correcting else ''}the outcome of {args.incident}"
@@ -844,11 +842,11 @@ def cmd_withdraw(cluster: Cluster, args: argparse.Namespace) -> int:
     outcome = current_outcome(incident.get("spec") or {})
     if outcome is None:
         raise PluginError(f"incident {args.incident} has no outcome yet: memory holds nothing of it to withdraw")
-    withdraw = not args.undo
-    if bool(outcome.get("withdrawn")) == withdraw:
-        said = f"already withdrawn (by {outcome.get('confirmedBy')}: {outcome.get('reason')})" if withdraw \
-            else "not withdrawn"
-        raise PluginError(f"incident {args.incident} is {said}; nothing was recorded")
+    withdraw, gone = not args.undo, withdrawal(outcome)
+    if withdraw and gone:
+        raise PluginError(f"incident {args.incident} is already {gone}; nothing was recorded")
+    if not withdraw and not gone:
+        raise PluginError(f"incident {args.incident} is not withdrawn; nothing was recorded")
     reason = (args.reason or "").strip()
     if not reason:
         raise PluginError("--reason is required: say why memory should " +

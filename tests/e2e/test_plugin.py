@@ -323,6 +323,8 @@ def test_withdraw_takes_a_resolved_incident_out_of_recall_and_undo_brings_it_bac
     assert open_one.returncode == 1 and "has no outcome yet" in open_one.stderr, open_one.stderr
     bare = recall("withdraw", "inc-past-1", "-n", namespace, "--as", "olga")
     assert bare.returncode == 1 and "--reason is required" in bare.stderr, bare.stderr
+    early = recall("withdraw", "inc-past-1", "-n", namespace, "--undo", "--reason", "back", "--as", "olga")
+    assert early.returncode == 1 and "is not withdrawn" in early.stderr, early.stderr
     assert "corrections" not in json.loads(kubectl("get", "incident", "inc-past-1", "-n", namespace, "-o", "json",
                                                    check=True).stdout)["spec"]
 
@@ -339,7 +341,7 @@ def test_withdraw_takes_a_resolved_incident_out_of_recall_and_undo_brings_it_bac
             if c["type"] == "Resolved"]
     assert "withdrawn by olga: a load test, not an outage" in said[0], said
     twice = recall("withdraw", "inc-past-1", "-n", namespace, "--reason", "again", "--as", "olga")
-    assert twice.returncode == 1 and "already withdrawn (by olga" in twice.stderr, twice.stderr
+    assert twice.returncode == 1 and "already withdrawn by olga: a load test" in twice.stderr, twice.stderr
 
     # The same page again: the other three are its precedents, the withdrawn one is nobody's.
     after = _matched(kubectl, namespace, "inc-next")
@@ -359,6 +361,6 @@ def test_withdraw_takes_a_resolved_incident_out_of_recall_and_undo_brings_it_bac
                    "--root-cause", "hot keys", "--summary", "flushed the hot keys of the right pool",
                    "--action", "run runbook cart-flush-hot-keys=succeeded", "--as", "olga")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    assert "was withdrawn from recall (by olga: noise after all); this correction brings it back" in fixed.stderr
+    assert "was withdrawn by olga: noise after all; this correction brings it back" in fixed.stderr
     until("inc-past-1 back after the correction",
           lambda: _resolved_reason(kubectl, namespace, "inc-past-1") == "Consolidated")
