@@ -33,7 +33,8 @@ def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("spec", "accepted", "reason", "in_message"),
     [
-        (RUNBOOK, True, acc.VALID, "1 step(s), for checkout-api, cart"),
+        (RUNBOOK, True, acc.VALID, "1 step(s), for checkout-api, cart; it declares no symptoms, so the catalog"),
+        (_with(RUNBOOK, symptoms=["5xx"]), True, acc.VALID, "1 step(s), for checkout-api, cart"),
         (_with(RUNBOOK, services=None), True, acc.VALID, "for no service"),
         (_with(RUNBOOK, parameters={"TARGET": "pod-1"}), True, acc.VALID, "1 step(s)"),
         (_with(RUNBOOK, parameters=["TARGET", {"name": "REPLICAS", "default": 3}]), True, acc.VALID, "1 step(s)"),
@@ -225,3 +226,7 @@ def test_a_memory_outage_keeps_the_answer_given_for_the_same_spec(
     assert current is not None
     assert acc.keeps_previous(current, UNAVAILABLE, generation) is keeps
     assert acc.keeps_previous(current, OK, generation) is False
+
+
+def test_a_runbook_that_declares_symptoms_is_not_told_it_is_read_by_its_words() -> None:
+    assert "declares no symptoms" not in acc.runbook_acceptance(_with(RUNBOOK, symptoms=["5xx"])).message

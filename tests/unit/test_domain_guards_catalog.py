@@ -6,7 +6,15 @@ from datetime import timedelta
 
 import pytest
 
-from recall_operator.domain.catalog import CATALOG_FIT_BAR, addresses, best_catalog_fit, catalog_fit, covers
+from recall_operator.domain.catalog import (
+    CATALOG_FIT_BAR,
+    DESCRIBED_BAR,
+    addresses,
+    best_catalog_fit,
+    catalog_fit,
+    covers,
+    described_by_words,
+)
 from recall_operator.domain.guards import (
     failed_before,
     memory_staleness,
@@ -162,6 +170,61 @@ def test_best_catalog_fit_skips_the_excluded_and_the_unfit() -> None:
     assert best_catalog_fit(s, catalog, TOPOLOGY, excluded={"redis-flush", "cart-restart"}) is None
     assert best_catalog_fit(spec("orders-db"), {"redis-flush": REDIS_RB}, TOPOLOGY) is None
     assert CATALOG_FIT_BAR > 0
+
+
+# A catalog whose runbooks declare no symptoms (the field is optional): each is read by its words.
+UNTAGGED = {
+    rb.name: rb
+    for rb in (
+        runbook("redis-flush", ["cart-service", "redis-cluster"], title="Flush hot keys when redis evictions spike"),
+        runbook("cart-rollback", ["cart-service"], title="Roll the cart deployment back to its previous release"),
+        runbook("db-vacuum", ["orders-db"], title="Vacuum bloated tables when autovacuum falls behind"),
+    )
+}
+
+
+def test_a_runbook_that_declares_no_symptoms_is_offered_when_its_words_say_the_incident_s() -> None:
+    evictions = spec(title="cart reads slow, redis evictions spiking since noon", description="hot keys evicted")
+    fit = best_catalog_fit(evictions, UNTAGGED, TOPOLOGY)
+    assert fit is not None and fit.runbook == "redis-flush"
+    assert fit.described >= DESCRIBED_BAR and not fit.shared_symptoms
+    assert "declares no symptoms; its words say this incident's, word match" in fit.why
+    # On its service, with nothing of its words said, it is not offered: where it applies is not what it fixes.
+    assert best_catalog_fit(spec(title="checkout totals are wrong", description="rounding"), UNTAGGED, TOPOLOGY) is None
+
+
+def test_a_word_every_runbook_says_counts_little() -> None:
+    """`echo` is in every runbook's steps here; `evictions` in one runbook's title."""
+    common = described_by_words(spec(title="cart totals wrong by a cent, echo of yesterday"), UNTAGGED)
+    rare = described_by_words(spec(title="cart totals wrong by a cent, evictions of yesterday"), UNTAGGED)
+    assert set(common) == set(UNTAGGED)
+    assert max(common.values()) < DESCRIBED_BAR < rare["redis-flush"]
+
+
+def test_only_runbooks_without_declared_symptoms_are_read_by_their_words() -> None:
+    tagged = runbook("cart-restart", ["cart-service"], ["latency-spike"], title="Restart cart when redis evictions spike")
+    catalog = {**UNTAGGED, tagged.name: tagged}
+    assert "cart-restart" not in described_by_words(spec(title="redis evictions"), catalog)
+    assert described_by_words(spec(title="redis evictions"), {tagged.name: tagged}) == {}
+    # A declared runbook is still judged by its tags: the words alone never offer it.
+    assert best_catalog_fit(spec("cart-service", title="redis evictions spike", symptoms=["oom-kill"]),
+                            {tagged.name: tagged}, TOPOLOGY) is None
+
+
+def test_a_runbook_s_description_is_read_too() -> None:
+    plain = runbook("cart-restart", ["cart-service"], title="Restart cart")
+    described = plain.model_copy(update={"spec": plain.spec.model_copy(
+        update={"description": "Use when redis evictions spike and hot keys leave the cache cold."})})
+    page = spec(title="redis evictions spike, hot keys gone")
+    assert best_catalog_fit(page, {"cart-restart": plain, **UNTAGGED}, TOPOLOGY).runbook == "redis-flush"
+    assert described_by_words(page, {"cart-restart": described, **UNTAGGED})["cart-restart"] > DESCRIBED_BAR
+
+
+def test_a_proven_runbook_without_declared_symptoms_never_covers_an_incident() -> None:
+    """Memory has seen it run, so the catalog offers it only for a whole cover, which needs declared symptoms."""
+    evictions = spec("redis-cluster", title="redis evictions spiking", symptoms=["latency-spike"])
+    assert best_catalog_fit(evictions, UNTAGGED, TOPOLOGY).runbook == "redis-flush"
+    assert best_catalog_fit(evictions, UNTAGGED, TOPOLOGY, proven={"redis-flush"}) is None
 
 
 @pytest.mark.parametrize(

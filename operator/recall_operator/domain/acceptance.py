@@ -107,7 +107,11 @@ def runbook_acceptance(spec: Mapping[str, Any]) -> Acceptance:
               " actionable") if needs else ""
     if not spec.get("services"):
         return _valid(f"{steps} step(s), for no service: offered only where a remembered fix names it{wanted}")
-    return _valid(f"{steps} step(s), for {services_text(spec)}{wanted}")
+    # Without tags the catalog reads its words instead (catalog.described_by_words): say so to its author.
+    unlabelled = "" if spec.get("symptoms") else (
+        "; it declares no symptoms, so the catalog offers it where its title, description and steps say what an"
+        " incident says")
+    return _valid(f"{steps} step(s), for {services_text(spec)}{unlabelled}{wanted}")
 
 
 def services_text(spec: Mapping[str, Any]) -> str:

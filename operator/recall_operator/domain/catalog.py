@@ -26,6 +26,17 @@ CATALOG_FIT_BAR = 0.45
 # 0.6, and the nearest runbook of a failure that never got one 0.15 to 0.28;
 # the bar was chosen leave-one-history-out (see the README).
 FIX_MATCH_BAR = 0.25
+# A Runbook need not declare symptoms, and a GitOps repository may hold
+# runbooks written without them; the catalog then reads what such a runbook is
+# for from its words, as it reads a manual fix: the lexical term's measure of
+# this incident's words in the runbook's, against the whole catalog, counting
+# as declared symptoms shared in full from LEXICAL_SATURATION up, and not at
+# all under this bar. On the three histories with every runbook's symptoms
+# taken away (and with every other one's), each leave-one-history-out rotation
+# chose a bar from 0.05 to 0.15 and lifted the left-out history's runbook@1,
+# memory on and off (docs/scoring.md); the higher end leaves memory at or above
+# what it chose before on each.
+DESCRIBED_BAR = 0.15
 
 
 @dataclass(frozen=True)
@@ -34,9 +45,17 @@ class CatalogFit:
     fit: float  # 0..1
     why: str
     shared_symptoms: tuple[str, ...] = ()
+    # For a runbook that declares no symptoms: how much of this incident its words say.
+    described: float = 0.0
+
+    @property
+    def for_what_is_seen(self) -> bool:
+        """The runbook is for what this incident shows: a declared symptom it shows, or words that say it."""
+        return bool(self.shared_symptoms) or self.described >= DESCRIBED_BAR
 
 
-def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> CatalogFit:
+def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology, described: float = 0.0) -> CatalogFit:
+    """How well a runbook fits this incident; `described` is `described_by_words`' value for one declaring no symptoms."""
     services = set(runbook.spec.services)
     if spec.service in services:
         service, where = 1.0, f"applies to {spec.service}"
@@ -44,8 +63,13 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> Cat
         service, where = 0.5, f"applies to a neighbour of {spec.service}"
     else:
         service, where = 0.0, f"does not list {spec.service} or its neighbours"
-    symptoms = overlap(spec.symptoms, runbook.spec.symptoms)
     shared = sorted(set(spec.symptoms) & set(runbook.spec.symptoms))
+    if runbook.spec.symptoms:
+        symptoms, described, what = overlap(spec.symptoms, runbook.spec.symptoms), 0.0, ", ".join(shared) or "none"
+        what = f"symptoms shared: {what}"
+    else:
+        symptoms = min(1.0, described / LEXICAL_SATURATION) if described >= DESCRIBED_BAR else 0.0
+        what = f"declares no symptoms; its words say this incident's, word match {described:.2f}"
     # What the runbook says it does (its title, steps and commands, where and on
     # what it applies) against what the incident says, as the similarity's
     # lexical term counts a share: incident text rarely names a fix, so this
@@ -58,8 +82,21 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> Cat
     words = said.intersection(runbook_words(runbook))
     lexical = min(1.0, len(words) / len(said) / LEXICAL_SATURATION) if said else 0.0
     fit = 0.45 * service + 0.45 * symptoms + 0.10 * lexical
-    why = f"{where}; symptoms shared: {', '.join(shared) or 'none'}"
-    return CatalogFit(runbook.name, round(fit, 3), why, tuple(shared))
+    why = f"{where}; {what}"
+    return CatalogFit(runbook.name, round(fit, 3), why, tuple(shared), round(described, 3))
+
+
+def described_by_words(spec: IncidentSpec, catalog: Mapping[str, Runbook]) -> dict[str, float]:
+    """For each runbook that declares no symptoms, how much of this incident's words its own words say.
+
+    Measured against the whole catalog, so that a word every runbook says
+    (a tool, a verb of every step) counts little.
+    """
+    names = sorted(catalog)
+    if all(catalog[n].spec.symptoms for n in names):
+        return {}
+    scorer = LexicalScorer([runbook_words(catalog[n]) for n in names])
+    return {n: r for n, r in zip(names, scorer.relevances(incident_words(spec))) if not catalog[n].spec.symptoms}
 
 
 def covers(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> bool:
@@ -98,13 +135,14 @@ def best_catalog_fit(
     runbook the catalog alone speaks for.
     """
     skip, whole_only = set(excluded), set(proven)
+    described = described_by_words(spec, catalog)
     fits = [
-        catalog_fit(spec, rb, topology)
+        catalog_fit(spec, rb, topology, described.get(name, 0.0))
         for name, rb in sorted(catalog.items())
         if name not in skip and (name not in whole_only or covers(spec, rb, topology))
     ]
-    # Where a runbook applies is not what it fixes: without a shared symptom it is not offered.
-    fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR and f.shared_symptoms]
+    # Where a runbook applies is not what it fixes: unless it is for what is seen it is not offered.
+    fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR and f.for_what_is_seen]
     return max(fits, key=lambda f: f.fit, default=None)
 
 
@@ -140,13 +178,15 @@ def written_since(
 # inline script); read whole, one took 0.76 s of the first answer after it was
 # applied and 28 ms of each answer after that, against under 1 ms for the
 # development histories' runbooks, whose longest command is 326 characters.
+# A description (up to 64 KB) is read to the same length: it says first what
+# the runbook is for.
 READ_COMMAND = 1_024
 
 
 def runbook_words(runbook: Runbook) -> list[str]:
-    """What a runbook says it does: its title, where and on what it applies, its steps' names and commands."""
+    """What a runbook says it does: its title and description, where and on what it applies, its steps' names and commands."""
     spec = runbook.spec
-    parts = [spec.title, *spec.services, *spec.symptoms]
+    parts = [spec.title, spec.description[:READ_COMMAND], *spec.services, *spec.symptoms]
     for step in spec.steps:
         parts += [step.name, " ".join(step.command)[:READ_COMMAND]]
     return tokens(" ".join(parts))
