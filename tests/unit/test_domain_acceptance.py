@@ -35,7 +35,7 @@ def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
     [
         (RUNBOOK, True, acc.VALID, "1 step(s), for checkout-api, cart; it declares no symptoms, so the catalog"),
         (_with(RUNBOOK, symptoms=["5xx"]), True, acc.VALID, "1 step(s), for checkout-api, cart"),
-        (_with(RUNBOOK, services=None), True, acc.VALID, "for no service"),
+        (_with(RUNBOOK, services=None), True, acc.VALID, "for no service: it may be offered for an incident on any"),
         (_with(RUNBOOK, parameters={"TARGET": "pod-1"}), True, acc.VALID, "1 step(s)"),
         (_with(RUNBOOK, parameters=["TARGET", {"name": "REPLICAS", "default": 3}]), True, acc.VALID, "1 step(s)"),
         # A value its commands use with no default: accepted, saying every Incident must give it.

@@ -14,6 +14,7 @@ from recall_operator.domain.catalog import (
     catalog_fit,
     covers,
     described_by_words,
+    runbook_for_fix,
 )
 from recall_operator.domain.guards import (
     failed_before,
@@ -225,6 +226,33 @@ def test_a_proven_runbook_without_declared_symptoms_never_covers_an_incident() -
     evictions = spec("redis-cluster", title="redis evictions spiking", symptoms=["latency-spike"])
     assert best_catalog_fit(evictions, UNTAGGED, TOPOLOGY).runbook == "redis-flush"
     assert best_catalog_fit(evictions, UNTAGGED, TOPOLOGY, proven={"redis-flush"}) is None
+
+
+# A runbook that lists no service acts on whichever one paged: it applies anywhere, as a neighbour's does.
+ANYWHERE = runbook("flush-hot-keys", [], ["latency-spike", "timeout"], title="flush the hot keys of a cache")
+
+
+def test_a_runbook_for_no_service_fits_any_service_as_a_neighbour_s_would() -> None:
+    page = spec("kafka-orders", title="nothing in common", symptoms=["latency-spike", "timeout"])
+    anywhere, beside = catalog_fit(page, ANYWHERE, TOPOLOGY), catalog_fit(page, REDIS_RB, TOPOLOGY)
+    assert "lists no service" in anywhere.why and "does not list kafka-orders" in beside.why
+    assert anywhere.fit == pytest.approx(catalog_fit(spec("checkout-api", **_said(page)), REDIS_RB, TOPOLOGY).fit)
+    assert beside.fit < anywhere.fit
+    assert covers(page, ANYWHERE, TOPOLOGY) and not covers(page, REDIS_RB, TOPOLOGY)
+
+
+def _said(s) -> dict:
+    return {"title": s.title, "symptoms": list(s.symptoms)}
+
+
+def test_a_runbook_for_no_service_can_be_the_one_a_manual_fix_describes() -> None:
+    fixed = memory("inc-1", service="kafka-orders", actions=[("flushed the hot keys of the cache", "succeeded")])
+    page = spec("kafka-orders", title="consumers slow", symptoms=["timeout"])
+    listed = runbook("flush-hot-keys", ["redis-cluster"], ["latency-spike", "timeout"], title="flush the hot keys of a cache")
+    # The same runbook listing only a service nowhere near is no candidate; listing none, it is.
+    assert runbook_for_fix(page, [fixed], {listed.name: listed}, TOPOLOGY) is None
+    match = runbook_for_fix(page, [fixed], {ANYWHERE.name: ANYWHERE}, TOPOLOGY)
+    assert match is not None and match.runbook == "flush-hot-keys"
 
 
 @pytest.mark.parametrize(

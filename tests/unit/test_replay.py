@@ -129,8 +129,8 @@ def test_alert_pages_titled_without_their_status_still_choose_at_least_as_well_a
     assert result["on"]["unsafe_actionable_rate"] == 0.0
 
 
-def _runbooks_untagged(every: int):
-    """Every `every`-th Runbook applied without its `symptoms` (optional in the CRD)."""
+def _runbooks_without(field: str, every: int):
+    """Every `every`-th Runbook applied without `field` (optional in the CRD)."""
     seen = [0]
 
     def edit(event: dict) -> dict:
@@ -138,25 +138,39 @@ def _runbooks_untagged(every: int):
         if obj.get("kind") == "Runbook":
             seen[0] += 1
             if seen[0] % every == 0:
-                obj["spec"].pop("symptoms", None)
+                obj["spec"].pop(field, None)
         return event
 
     return edit
+
+
+def _replay_without(tmp_path: Path, name: str, field: str) -> dict[int, dict]:
+    """The history with every Runbook, then every other one, applied without `field`: both sides each."""
+    out = {}
+    for every in (1, 2):
+        changed = rewritten_history(name, tmp_path / f"{name}-{every}.jsonl", _runbooks_without(field, every))
+        out[every] = asyncio.run(replay_module.run_replay(changed, ["on", "off"]))
+    for result in out.values():
+        assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"] + 0.05, result["on"]
+        assert result["on"]["unsafe_actionable_rate"] == 0.0
+    return out
 
 
 @pytest.mark.parametrize("name", ["dev", "dev2", "dev3"])
 def test_runbooks_that_declare_no_symptoms_are_still_chosen_by_their_words(tmp_path: Path, name: str) -> None:
     """A GitOps repository may hold runbooks without tags. Before the catalog read their words it
     offered none of them: alone it chose right only where no runbook was the answer (0.13 to 0.22)."""
-    results = {}
-    for every in (1, 2):
-        untagged = rewritten_history(name, tmp_path / f"{name}-{every}.jsonl", _runbooks_untagged(every))
-        results[every] = asyncio.run(replay_module.run_replay(untagged, ["on", "off"]))
-    every_one = results[1]
+    every_one = _replay_without(tmp_path, name, "symptoms")[1]
     assert every_one["off"]["runbook_at_1"] > 0.4, every_one["off"]
-    for result in results.values():
-        assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"] + 0.05, result["on"]
-        assert result["on"]["unsafe_actionable_rate"] == 0.0
+
+
+@pytest.mark.parametrize("name", ["dev", "dev2", "dev3"])
+def test_runbooks_that_list_no_service_are_chosen_wherever_they_fit(tmp_path: Path, name: str) -> None:
+    """A runbook for no service acts on whichever one paged. Before it counted as one for another
+    service, the catalog alone chose right 0.30 to 0.40 of the time and memory 0.62 to 0.74."""
+    every_one = _replay_without(tmp_path, name, "services")[1]
+    assert every_one["off"]["runbook_at_1"] > 0.6, every_one["off"]
+    assert every_one["on"]["runbook_at_1"] > 0.8, every_one["on"]
 
 
 def _merged(out: Path) -> tuple[Path, dict[str, str]]:

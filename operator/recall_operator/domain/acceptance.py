@@ -105,13 +105,13 @@ def runbook_acceptance(spec: Mapping[str, Any]) -> Acceptance:
     needs = unset_parameters(PROBE_INCIDENT, runbook)
     wanted = (f"; each Incident must set {', '.join(needs)} in spec.parameters (no default), or its plan is never"
               " actionable") if needs else ""
-    if not spec.get("services"):
-        return _valid(f"{steps} step(s), for no service: offered only where a remembered fix names it{wanted}")
+    where = f"for {services_text(spec)}" if spec.get("services") else (
+        "for no service: it may be offered for an incident on any service, with the credit of a runbook for a neighbour")
     # Without tags the catalog reads its words instead (catalog.described_by_words): say so to its author.
     unlabelled = "" if spec.get("symptoms") else (
         "; it declares no symptoms, so the catalog offers it where its title, description and steps say what an"
         " incident says")
-    return _valid(f"{steps} step(s), for {services_text(spec)}{unlabelled}{wanted}")
+    return _valid(f"{steps} step(s), {where}{unlabelled}{wanted}")
 
 
 def services_text(spec: Mapping[str, Any]) -> str:

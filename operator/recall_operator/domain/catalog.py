@@ -61,6 +61,10 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology, descri
         service, where = 1.0, f"applies to {spec.service}"
     elif services & topology.neighbours(spec.service):
         service, where = 0.5, f"applies to a neighbour of {spec.service}"
+    elif not services:
+        # A runbook that lists no service acts on whichever one paged ($(SERVICE)) or on its own
+        # targets (plan.undeclared_target): it applies anywhere, so it is for no service in particular.
+        service, where = 0.5, "lists no service, so it may apply anywhere"
     else:
         service, where = 0.0, f"does not list {spec.service} or its neighbours"
     shared = sorted(set(spec.symptoms) & set(runbook.spec.symptoms))
@@ -107,10 +111,11 @@ def covers(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> bool:
     is often the caller of the one that broke (a mobile API returning 5xx
     because the ingress in front of it is out of memory). Leave-one-history-out
     this moves no answer on dev or dev2, and on dev3 three recurrences
-    judged novel now get their runbook (runbook@1 .793 -> .826).
+    judged novel now get their runbook (runbook@1 .793 -> .826). A runbook
+    that lists no service is in place anywhere (see `catalog_fit`).
     """
     services = set(runbook.spec.services)
-    here = spec.service in services or bool(services & topology.neighbours(spec.service))
+    here = not services or spec.service in services or bool(services & topology.neighbours(spec.service))
     return here and bool(spec.symptoms) and set(spec.symptoms) <= set(runbook.spec.symptoms)
 
 
@@ -239,7 +244,8 @@ def runbook_for_fix(
     Teams fix the first occurrences of a failure by hand and write the runbook
     afterwards, so the runbook repeats the fix's words: its step names and
     commands, the component it acts on. Only runbooks that act on the
-    incident's service, a precedent's, or a neighbour of either are candidates.
+    incident's service, a precedent's, or a neighbour of either, or that list
+    no service, are candidates.
     The runbook must also be for what this incident shows: when both declare
     symptoms and share none, the precedent's fix is not this incident's, the
     rule the catalog's own choice follows (`best_catalog_fit`).
@@ -252,7 +258,8 @@ def runbook_for_fix(
     services = {spec.service, *(p.spec.service for p in precedents)}
     near = services.union(*(topology.neighbours(s) for s in services))
     skip = set(excluded)
-    names = [n for n, rb in sorted(catalog.items()) if n not in skip and near.intersection(rb.spec.services)]
+    names = [n for n, rb in sorted(catalog.items())
+             if n not in skip and (near.intersection(rb.spec.services) or not rb.spec.services)]
     if not names:
         return None
     query = [w for p in precedents for w in fix_words(p)] + incident_words(spec)
