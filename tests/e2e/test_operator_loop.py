@@ -468,6 +468,38 @@ def test_an_alert_without_a_symptoms_annotation_is_read_for_the_tags_its_words_s
     assert "symptoms" not in get_json("incident", page.name)["spec"]
 
 
+def test_a_catalog_of_runbooks_without_services_or_tags_is_still_offered_by_what_they_say(
+    operator: Any, kubectl: Any, namespace: str, get_status: Any
+) -> None:
+    """Both fields are optional: a GitOps repository may hold generic runbooks that list neither.
+
+    Each one's Accepted condition says how the catalog will offer it, and a new
+    incident with nothing in memory is offered the one whose words match it.
+    """
+    for step in _catalog_steps():
+        manifest = json.loads(json.dumps(step.manifest))
+        if manifest["kind"] == "Runbook":
+            manifest["spec"].pop("services", None)
+            manifest["spec"].pop("symptoms", None)
+        apply(kubectl, namespace, manifest)
+    accepted = until("the migration runbook accepted", lambda: next(
+        (c for c in json.loads(kubectl("get", "runbook", "orders-db-batched-migration", "-n", namespace, "-o", "json",
+                                       check=True).stdout).get("status", {}).get("conditions") or []
+         if c["type"] == "Accepted"), None))
+    assert accepted["status"] == "True", accepted
+    assert "for no service: it may be offered for an incident on any service" in accepted["message"], accepted
+    assert "it declares no symptoms, so the catalog offers it where its title" in accepted["message"], accepted
+
+    _, page = history_steps(read_history(dev_history()), stop_before="inc-0004")
+    assert page is not None
+    apply(kubectl, namespace, page)
+    rec = until("inc-0004 triaged", lambda: get_status("inc-0004").get("recommendation"))
+    assert (rec["mode"], rec["runbook"], rec["readOnly"]) == ("novel", "orders-db-batched-migration", True), rec
+    offer = next(r for r in rec["reasons"] if "catalog runbook orders-db-batched-migration fits" in r)
+    assert "lists no service, so it may apply anywhere" in offer, offer
+    assert "declares no symptoms, and its own words match this incident's" in offer, offer
+
+
 def test_an_incident_name_used_again_does_not_replace_the_memory_of_the_first(
     operator: Any, kubectl: Any, namespace: str, get_status: Any, memory_path: Path
 ) -> None:

@@ -189,7 +189,7 @@ def test_a_runbook_that_declares_no_symptoms_is_offered_when_its_words_say_the_i
     fit = best_catalog_fit(evictions, UNTAGGED, TOPOLOGY)
     assert fit is not None and fit.runbook == "redis-flush"
     assert fit.described >= DESCRIBED_BAR and not fit.shared_symptoms
-    assert "declares no symptoms; its words say this incident's, word match" in fit.why
+    assert "declares no symptoms, and its own words match this incident's (word match" in fit.why
     # On its service, with nothing of its words said, it is not offered: where it applies is not what it fixes.
     assert best_catalog_fit(spec(title="checkout totals are wrong", description="rounding"), UNTAGGED, TOPOLOGY) is None
 

@@ -73,7 +73,7 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology, descri
         what = f"symptoms shared: {what}"
     else:
         symptoms = min(1.0, described / LEXICAL_SATURATION) if described >= DESCRIBED_BAR else 0.0
-        what = f"declares no symptoms; its words say this incident's, word match {described:.2f}"
+        what = f"declares no symptoms, and its own words match this incident's (word match {described:.2f})"
     # What the runbook says it does (its title, steps and commands, where and on
     # what it applies) against what the incident says, as the similarity's
     # lexical term counts a share: incident text rarely names a fix, so this
