@@ -541,7 +541,8 @@ def report(result: dict[str, Any]) -> str:
                      f"({panel['incident']}: {panel['matches']} matches, {panel['page_kb']} KB page, objects in memory)")
     for key in ("e2e_p50_ms", "e2e_p99_ms", "floor_p50_ms", "floor_p99_ms", "e2e_over_floor", "e2e_p99_over_floor_p99",
                 "floor_answer_p50_ms", "floor_answer_p99_ms", "floor_answer_bytes", "e2e_over_floor_answer",
-                "e2e_p99_over_floor_answer_p99", "e2e_memory_count", "e2e_memory_p50_ms", "e2e_memory_p99_ms",
+                "e2e_p99_over_floor_answer_p99", "kopf_floor_p50_ms", "kopf_floor_p99_ms", "kopf_floor_over_floor",
+                "kopf_answer_p50_ms", "kopf_answer_p99_ms", "kopf_answer_over_floor", "e2e_over_kopf_answer", "e2e_memory_count", "e2e_memory_p50_ms", "e2e_memory_p99_ms",
                 "e2e_memory_over_floor", "e2e_memory_p99_over_floor_p99",
                 "storm_seconds", "storm_sent_seconds", "storm_floor_seconds", "storm_over_floor", "storm_incidents"):
         if key in result:

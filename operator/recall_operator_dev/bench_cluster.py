@@ -28,6 +28,8 @@ from recall_operator_dev.processes import free_port, stop
 
 BENCH_NAMESPACE = "recall-bench"
 FLOOR_NAMESPACE = "recall-bench-floor"
+KOPF_FLOOR_NAMESPACE = "recall-bench-kopf"  # answered by recall_operator_dev.kopf_floor, one field
+KOPF_ANSWER_NAMESPACE = "recall-bench-kopf-answer"  # answered by it with the operator's own answer
 # Floor and reconcile latency are measured in this many alternating rounds.
 ROUNDS = 10
 # After the storm is triaged, the Events waiting behind its answers are posted within this
@@ -105,10 +107,10 @@ async def _floor(api: Any, count: int, prefix: str = "floor", answer: dict[str, 
     return out
 
 
-async def _list_incidents(custom: Any, **params: Any) -> dict[str, Any]:
-    """The bench namespace's Incidents, as the API server lists them (on a thread: the client blocks)."""
+async def _list_incidents(custom: Any, namespace: str = BENCH_NAMESPACE, **params: Any) -> dict[str, Any]:
+    """A namespace's Incidents, as the API server lists them (on a thread: the client blocks)."""
     listed: dict[str, Any] = await asyncio.to_thread(
-        custom.list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents", **params
+        custom.list_namespaced_custom_object, GROUP, VERSION, namespace, "incidents", **params
     )
     return listed
 
@@ -130,7 +132,7 @@ async def _until_triaged(api: Any, names: set[str], deadline: float) -> dict[str
     return seen
 
 
-async def _e2e(api: Any, count: int, prefix: str = "e2e") -> list[float]:
+async def _e2e(api: Any, count: int, prefix: str = "e2e", namespace: str = BENCH_NAMESPACE) -> list[float]:
     """Create incidents one after another; each waits for its recommendation before the next.
 
     A watch says when the recommendation appeared: the API server pushes the
@@ -145,7 +147,7 @@ async def _e2e(api: Any, count: int, prefix: str = "e2e") -> list[float]:
     changed = threading.Condition()
     stop = threading.Event()
     failed: list[BaseException] = []
-    listed = await _list_incidents(custom, limit=1)
+    listed = await _list_incidents(custom, namespace, limit=1)
     version = listed["metadata"]["resourceVersion"]
 
     def follow() -> None:
@@ -153,7 +155,7 @@ async def _e2e(api: Any, count: int, prefix: str = "e2e") -> list[float]:
         try:
             while not stop.is_set():
                 w = watch.Watch()
-                for event in w.stream(custom.list_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE,
+                for event in w.stream(custom.list_namespaced_custom_object, GROUP, VERSION, namespace,
                                       "incidents", resource_version=version, timeout_seconds=2):
                     at = time.perf_counter()
                     obj = event["object"]
@@ -174,7 +176,7 @@ async def _e2e(api: Any, count: int, prefix: str = "e2e") -> list[float]:
         for i in range(count):
             name = f"{prefix}-{i}"
             t0 = time.perf_counter()
-            await asyncio.to_thread(custom.create_namespaced_custom_object, GROUP, VERSION, BENCH_NAMESPACE, "incidents", _incident(name, i))
+            await asyncio.to_thread(custom.create_namespaced_custom_object, GROUP, VERSION, namespace, "incidents", _incident(name, i))
 
             def answered(name: str = name) -> bool:
                 with changed:
@@ -262,7 +264,7 @@ async def measure(quick: bool) -> dict[str, Any]:
         operator = None
         try:
             cluster.install_crds()
-            for ns in (BENCH_NAMESPACE, FLOOR_NAMESPACE):
+            for ns in (BENCH_NAMESPACE, FLOOR_NAMESPACE, KOPF_FLOOR_NAMESPACE, KOPF_ANSWER_NAMESPACE):
                 cluster.kubectl("create", "namespace", ns)
             api = config.new_client_from_config(config_file=str(cluster.kubeconfig))
             store = Path(tmp) / "memory.sqlite3"
@@ -275,16 +277,32 @@ async def measure(quick: bool) -> dict[str, Any]:
                                            GROUP, VERSION, BENCH_NAMESPACE, "incidents", "warm-0")
             answer = cast(dict[str, Any], warm)["status"]
             await _floor(api, 3, "warm-answer", answer)
-            print(f"  reconcile latency: {e2e_count} incidents, one after another", file=sys.stderr)
-            floor: list[float] = []
-            floor_answer: list[float] = []
-            e2e: list[float] = []
-            before_rounds = await _reevaluations(metrics_port)
-            for r in range(ROUNDS):
-                floor += await _floor(api, floor_count // ROUNDS, f"floor-{r}")
-                floor_answer += await _floor(api, floor_count // ROUNDS, f"floor-answer-{r}", answer)
-                e2e += await _e2e(api, e2e_count // ROUNDS, f"e2e-{r}")
-            reevaluations = _difference(await _reevaluations(metrics_port), before_rounds)
+            answer_file = Path(tmp) / "answer.json"
+            answer_file.write_text(json.dumps(answer))
+            kopf_floors = [_start_kopf_floor(cluster.kubeconfig, Path(tmp) / "kopf-floor.log", KOPF_FLOOR_NAMESPACE),
+                           _start_kopf_floor(cluster.kubeconfig, Path(tmp) / "kopf-answer.log", KOPF_ANSWER_NAMESPACE,
+                                             answer_file)]
+            try:
+                # Also waits for each to start watching.
+                await _e2e(api, 3, "warm-kopf", KOPF_FLOOR_NAMESPACE)
+                await _e2e(api, 3, "warm-kopf", KOPF_ANSWER_NAMESPACE)
+                print(f"  reconcile latency: {e2e_count} incidents, one after another", file=sys.stderr)
+                floor: list[float] = []
+                floor_answer: list[float] = []
+                kopf_floor: list[float] = []
+                kopf_answer: list[float] = []
+                e2e: list[float] = []
+                before_rounds = await _reevaluations(metrics_port)
+                for r in range(ROUNDS):
+                    floor += await _floor(api, floor_count // ROUNDS, f"floor-{r}")
+                    floor_answer += await _floor(api, floor_count // ROUNDS, f"floor-answer-{r}", answer)
+                    kopf_floor += await _e2e(api, e2e_count // ROUNDS, f"kopf-{r}", KOPF_FLOOR_NAMESPACE)
+                    kopf_answer += await _e2e(api, e2e_count // ROUNDS, f"kopf-{r}", KOPF_ANSWER_NAMESPACE)
+                    e2e += await _e2e(api, e2e_count // ROUNDS, f"e2e-{r}")
+                reevaluations = _difference(await _reevaluations(metrics_port), before_rounds)
+            finally:
+                for process in kopf_floors:
+                    stop(process)
             print("  alert storm: 1,000 alerts, 200 distinct", file=sys.stderr)
             pids = {"operator": operator.pid, **{k: v for k, v in cluster.pids.items()
                                                  if k in ("kube-apiserver", "etcd")}}
@@ -326,6 +344,14 @@ async def measure(quick: bool) -> dict[str, Any]:
         "floor_answer_bytes": len(json.dumps(answer)),
         "e2e_over_floor_answer": round(statistics.median(e2e) / statistics.median(floor_answer), 2),
         "e2e_p99_over_floor_answer_p99": round(_p99(e2e) / _p99(floor_answer), 2),
+        # A Kopf operator that only writes the one-field answer (kopf_floor.py): what the framework costs.
+        "kopf_floor_p50_ms": round(statistics.median(kopf_floor), 1),
+        "kopf_floor_p99_ms": round(_p99(kopf_floor), 1),
+        "kopf_floor_over_floor": round(statistics.median(kopf_floor) / statistics.median(floor), 2),
+        "kopf_answer_p50_ms": round(statistics.median(kopf_answer), 1),
+        "kopf_answer_p99_ms": round(_p99(kopf_answer), 1),
+        "kopf_answer_over_floor": round(statistics.median(kopf_answer) / statistics.median(floor), 2),
+        "e2e_over_kopf_answer": round(statistics.median(e2e) / statistics.median(kopf_answer), 2),
         # What the re-evaluation passes did with the open incidents during the rounds: how many
         # answers they worked out again, and how many they skipped as unchanged.
         "e2e_reevaluations": reevaluations,
@@ -344,6 +370,14 @@ async def measure(quick: bool) -> dict[str, Any]:
         "e2e_memory_over_floor": round(statistics.median(e2e_memory) / statistics.median(floor_memory), 2),
         "e2e_memory_p99_over_floor_p99": round(_p99(e2e_memory) / _p99(floor_memory), 2),
     }
+
+
+def _start_kopf_floor(kubeconfig: Path, log_path: Path, namespace: str, answer: Path | None = None) -> subprocess.Popen[Any]:
+    """`recall_operator_dev.kopf_floor` on its own namespace; the first incidents sent to it wait for it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "recall_operator_dev.kopf_floor", namespace, *([str(answer)] if answer else [])],
+        env={**os.environ, "KUBECONFIG": str(kubeconfig)}, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+    )
 
 
 async def _start_operator(kubeconfig: Path, store: Path, log_path: Path) -> tuple[subprocess.Popen[Any], int, int]:

@@ -17,7 +17,7 @@ from recall_operator_dev import bench_cluster
 pytestmark = pytest.mark.integration
 
 FIGURES = ("e2e_p50_ms", "e2e_p99_ms", "floor_p50_ms", "floor_p99_ms", "floor_answer_p50_ms", "floor_answer_p99_ms",
-           "storm_seconds", "storm_floor_seconds", "e2e_memory_p50_ms", "e2e_memory_p99_ms")
+           "kopf_floor_p50_ms", "kopf_answer_p50_ms", "storm_seconds", "storm_floor_seconds", "e2e_memory_p50_ms", "e2e_memory_p99_ms")
 
 
 def test_the_quick_cluster_bench_measures_every_figure() -> None:
