@@ -17,6 +17,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import kopf
@@ -42,12 +43,12 @@ def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
 
 
 @kopf.on.event(GROUP, VERSION, "incidents")
-async def answer(event: dict[str, Any], name: str, namespace: str, status: dict[str, Any], memo: kopf.Memo,
-                 **_: Any) -> None:
+async def answer(event: Mapping[str, Any], name: str, namespace: str | None, status: Mapping[str, Any],
+                 memo: Any, **_: Any) -> None:
     # Written once, as the operator writes its answer: server-side apply of the status, on a thread.
     if event.get("type") == "DELETED" or status.get("recommendation"):
         return
-    await asyncio.to_thread(apply_status, memo.api, GROUP, VERSION, "incidents", "Incident", namespace, name,
+    await asyncio.to_thread(apply_status, memo.api, GROUP, VERSION, "incidents", "Incident", str(namespace), name,
                             memo.answer, FIELD_MANAGER)
 
 
