@@ -48,6 +48,17 @@ def test_nothing_similar(evidence: Evidence, decided) -> None:
     assert (got and (got.mode, got.runbook)) == decided
 
 
+def test_with_no_runbook_for_the_service_the_answer_says_the_catalog_names_none() -> None:
+    """A catalog that names services otherwise (Deployments, teams) is never offered: say it, not only "none fits"."""
+    unlisted = gate.nothing_similar(ev(best=30, unlisted="billing-usage"))
+    assert "no catalog runbook fits: none lists billing-usage or a neighbour of it" in unlisted.reason
+    assert "none lists" not in gate.nothing_similar(ev(best=30)).reason
+    blocked = gate.no_runbook_remembered(ev(chosen=None, unlisted="billing-usage"))
+    assert blocked is not None and "no catalog runbook fits instead: none lists billing-usage" in blocked.reason
+    by_hand = gate.no_runbook_remembered(ev(chosen=Fix(None, 70.0, described=("inc-1",)), unlisted="billing-usage"))
+    assert by_hand is not None and "describes that fix: none lists billing-usage" in by_hand.reason
+
+
 @pytest.mark.parametrize(
     ("evidence", "decided"),
     [

@@ -15,6 +15,7 @@ from recall_operator.domain.catalog import (
     covers,
     described_by_words,
     runbook_for_fix,
+    unlisted,
 )
 from recall_operator.domain.guards import (
     failed_before,
@@ -239,6 +240,19 @@ def test_a_runbook_for_no_service_fits_any_service_as_a_neighbour_s_would() -> N
     assert anywhere.fit == pytest.approx(catalog_fit(spec("checkout-api", **_said(page)), REDIS_RB, TOPOLOGY).fit)
     assert beside.fit < anywhere.fit
     assert covers(page, ANYWHERE, TOPOLOGY) and not covers(page, REDIS_RB, TOPOLOGY)
+
+
+@pytest.mark.parametrize(
+    ("catalog", "says"),
+    [
+        ({}, False),  # no catalog at all: nothing to say about its names
+        ({REDIS_RB.name: REDIS_RB}, True),  # for cart-service and redis-cluster, neither next to kafka-orders
+        ({"db": runbook("db", ["orders-db"])}, False),  # kafka-orders calls orders-db
+        ({REDIS_RB.name: REDIS_RB, ANYWHERE.name: ANYWHERE}, False),  # one for no service applies anywhere
+    ],
+)
+def test_unlisted_when_the_catalog_names_neither_the_service_nor_a_neighbour(catalog, says: bool) -> None:
+    assert unlisted("kafka-orders", catalog, TOPOLOGY) is says
 
 
 def _said(s) -> dict:

@@ -173,6 +173,26 @@ def test_runbooks_that_list_no_service_are_chosen_wherever_they_fit(tmp_path: Pa
     assert every_one["on"]["runbook_at_1"] > 0.8, every_one["on"]
 
 
+def _runbooks_named_otherwise(event: dict) -> dict:
+    """The catalog names its services as Deployments are named, not as the alerts name them."""
+    obj = event.get("object") or {}
+    if obj.get("kind") == "Runbook":
+        obj["spec"]["services"] = [f"{s}-deploy" for s in obj["spec"].get("services") or ()]
+    return event
+
+
+def test_a_catalog_that_names_services_otherwise_is_said_in_the_answers(tmp_path: Path) -> None:
+    """Runbooks are matched to spec.service by name; when none is in place, the answer says why none was offered."""
+    said = "or a neighbour of it (a runbook is matched to spec.service by name"
+    renamed = rewritten_history("dev3", tmp_path / "renamed.jsonl", _runbooks_named_otherwise)
+    rows = asyncio.run(replay_module.run_replay(renamed, ["on"]))["_rows"]
+    told = [r for r in rows if any(said in x for x in r.assessment.recommendation.reasons)]
+    assert len(told) >= len(rows) / 3, len(told)
+    assert all(r.assessment.recommendation.runbook is None for r in told)
+    as_written = asyncio.run(replay_module.run_replay(history("dev3"), ["on"]))["_rows"]
+    assert not [r.incident for r in as_written if any(said in x for x in r.assessment.recommendation.reasons)]
+
+
 def _merged(out: Path) -> tuple[Path, dict[str, str]]:
     """The three histories as one store's: every event in time order, each topology ConfigMap under a
     name of its own, and the one service name two of them share told apart. Also: incident -> history."""

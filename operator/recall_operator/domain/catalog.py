@@ -114,9 +114,24 @@ def covers(spec: IncidentSpec, runbook: Runbook, topology: Topology) -> bool:
     judged novel now get their runbook (runbook@1 .793 -> .826). A runbook
     that lists no service is in place anywhere (see `catalog_fit`).
     """
-    services = set(runbook.spec.services)
-    here = not services or spec.service in services or bool(services & topology.neighbours(spec.service))
+    here = in_place(spec.service, runbook, topology)
     return here and bool(spec.symptoms) and set(spec.symptoms) <= set(runbook.spec.symptoms)
+
+
+def in_place(service: str, runbook: Runbook, topology: Topology) -> bool:
+    """The runbook lists the service or a neighbour of it, or lists none (it applies anywhere)."""
+    services = set(runbook.spec.services)
+    return not services or service in services or bool(services & topology.neighbours(service))
+
+
+def unlisted(service: str, catalog: Mapping[str, Runbook], topology: Topology) -> bool:
+    """A catalog with runbooks, none of which is in place for this service.
+
+    Runbooks are matched to an Incident's spec.service by name, so a catalog
+    that names its services otherwise (a Deployment's name, a team's) is never
+    offered, silently: the answer says so.
+    """
+    return bool(catalog) and not any(in_place(service, rb, topology) for rb in catalog.values())
 
 
 def addresses(spec: IncidentSpec, runbook: Runbook) -> bool:

@@ -86,6 +86,15 @@ class Evidence:
     unset: tuple[str, ...] = ()
     # The services the chosen runbook ran on, when each is a neighbour only by a guess (Context.guessed).
     guessed_only: tuple[str, ...] = ()
+    # The paging service, when the catalog has runbooks and none lists it or a neighbour (catalog.unlisted).
+    unlisted: str | None = None
+
+    def unlisted_note(self) -> str:
+        """Why no catalog runbook could be offered, when the catalog's names are the likely reason; else ""."""
+        if self.unlisted is None:
+            return ""
+        return (f": none lists {self.unlisted} or a neighbour of it (a runbook is matched to spec.service by name,"
+                " so one meant for it under another name is never offered)")
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,8 @@ def nothing_similar(e: Evidence) -> Decision | None:
     reason = f"best similarity {e.best} is below the novel bar {e.novel_bar}: no precedent is authoritative"
     if offer is not None:
         reason += f"; catalog runbook {offer.runbook} fits ({offer.why}), its dry-run steps are offered to explore"
+    elif e.unlisted is not None:
+        reason += f"; no catalog runbook fits{e.unlisted_note()}"
     return Decision(
         "novel", offer.runbook if offer else None, "catalog" if offer else None, "nothing_similar", reason,
         warnings=("novel incident: only read-only exploratory steps are offered",),
@@ -132,7 +143,8 @@ def nothing_similar(e: Evidence) -> Decision | None:
 
 def _catalog_instead(e: Evidence, policy: str, why: str, warning: str) -> Decision:
     fit = e.replacement
-    reason = why + (f"; catalog runbook {fit.runbook} fits instead ({fit.why})" if fit else "; no catalog runbook fits instead")
+    reason = why + (f"; catalog runbook {fit.runbook} fits instead ({fit.why})" if fit
+                    else f"; no catalog runbook fits instead{e.unlisted_note()}")
     return Decision(
         "advisory", fit.runbook if fit else None, "catalog" if fit else None, policy, reason,
         actionability=min(e.replacement_ceiling, round(fit.fit * 100)) if fit else 0, warnings=(warning,),
@@ -161,7 +173,7 @@ def no_runbook_remembered(e: Evidence) -> Decision | None:
     return Decision(
         "advisory", None, None, "no_runbook_remembered",
         f"the closest precedents were fixed by hand ({', '.join(e.chosen.described) or 'no runbook'}) "
-        "and no catalog runbook for what this incident shows describes that fix",
+        f"and no catalog runbook for what this incident shows describes that fix{e.unlisted_note()}",
         warnings=("memory knows this failure, but only manual fixes; a person must decide",),
     )
 

@@ -23,6 +23,7 @@ from recall_operator.domain.catalog import (
     addresses,
     best_catalog_fit,
     runbook_for_fix,
+    unlisted,
     written_since,
 )
 from recall_operator.domain.contradictions import reconciled_by
@@ -481,6 +482,7 @@ def gather(
         best=best, novel_bar=settings.novel_bar, actionable_bar=settings.actionable_bar,
         disagreement_share=settings.disagreement_share, exploration=exploration,
         recognised=tuple(s.memory.incident for s in below_bar),
+        unlisted=spec.service if unlisted(spec.service, ctx.catalog, ctx.topology) else None,
     )
     if best < settings.novel_bar and not below_bar:
         # Novel, unless the catalog's offer is what fixed the nearest past incident.
