@@ -69,8 +69,8 @@ def catalog_fit(spec: IncidentSpec, runbook: Runbook, topology: Topology, descri
         service, where = 0.0, f"does not list {spec.service} or its neighbours"
     shared = sorted(set(spec.symptoms) & set(runbook.spec.symptoms))
     if runbook.spec.symptoms:
-        symptoms, described, what = overlap(spec.symptoms, runbook.spec.symptoms), 0.0, ", ".join(shared) or "none"
-        what = f"symptoms shared: {what}"
+        symptoms, described = overlap(spec.symptoms, runbook.spec.symptoms), 0.0
+        what = f"symptoms shared: {', '.join(shared) or 'none'}"
     else:
         symptoms = min(1.0, described / LEXICAL_SATURATION) if described >= DESCRIBED_BAR else 0.0
         what = f"declares no symptoms, and its own words match this incident's (word match {described:.2f})"
