@@ -23,13 +23,14 @@ from typing import Any
 import kopf
 
 from recall_operator.api import GROUP, VERSION
-from recall_operator.handlers import configure_settings
+from recall_operator.kube.kopf_settings import configure_settings
 from recall_operator.kube.client import api_client, apply_status
 
 FIELD_MANAGER = "recall-bench-kopf-floor"
 ONE_FIELD = {"recommendation": {"mode": "novel"}}
 
 
+# The operator's settings, without importing its handlers (which would register its start-up).
 @kopf.on.startup()
 def configure(settings: kopf.OperatorSettings, memo: kopf.Memo, **_: Any) -> None:
     configure_settings(settings)
@@ -55,7 +56,15 @@ async def answer(event: Mapping[str, Any], name: str, namespace: str | None, sta
 def main(argv: list[str]) -> None:
     if len(argv) not in (1, 2):
         raise SystemExit("usage: python -m recall_operator_dev.kopf_floor NAMESPACE [STATUS.json]")
-    memo = kopf.Memo(answer=json.loads(Path(argv[1]).read_text()) if len(argv) == 2 else None)
+    answer = None
+    if len(argv) == 2:
+        try:
+            answer = json.loads(Path(argv[1]).read_text())
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"kopf_floor: {argv[1]}: not a readable JSON status: {exc}") from None
+        if not isinstance(answer, dict):
+            raise SystemExit(f"kopf_floor: {argv[1]}: a status is a JSON object, not {type(answer).__name__}")
+    memo = kopf.Memo(answer=answer)
     asyncio.run(kopf.operator(standalone=True, namespaces=argv[:1], memo=memo))
 
 

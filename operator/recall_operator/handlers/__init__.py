@@ -22,9 +22,9 @@ import kopf
 from recall_operator import metrics
 from recall_operator.config import OperatorSettings, cluster_identity, env_name
 from recall_operator.kube.client import api_client
+from recall_operator.kube.kopf_settings import configure_settings
 from recall_operator.memory import open_backend
 
-PREFIX = "recall.dev"
 HANDLER_MODULES = ("incident", "catalog", "execution")
 # Threads for the handlers' blocking calls (the API client, embedded memory), and the API client's
 # connections: one each. Python's default, cores + 4, is six threads on two cores; with as many
@@ -75,21 +75,6 @@ def load_all() -> list[str]:
     for name in HANDLER_MODULES:
         importlib.import_module(f"{__name__}.{name}")
     return list(HANDLER_MODULES)
-
-
-def configure_settings(settings: kopf.OperatorSettings) -> None:
-    # Strict status schemas would prune status.kopf, and a GitOps tool would
-    # fight over it; Kopf's bookkeeping goes into our own annotations instead.
-    settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=PREFIX)
-    settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
-        prefix=PREFIX, key="last-handled-configuration"
-    )
-    settings.persistence.finalizer = f"{PREFIX}/finalizer"
-    # Kopf's own log lines become Events only when something is wrong; the
-    # operator posts its own Events for condition transitions.
-    settings.posting.level = logging.WARNING
-    settings.watching.server_timeout = 270
-    settings.watching.client_timeout = 300
 
 
 @kopf.on.login()
