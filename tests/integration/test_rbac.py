@@ -76,6 +76,18 @@ CASES: list[tuple[str, str, str, bool]] = [
     ("carol", "create", "approvals.recall.dev", False),
     ("carol", "patch", "incidents.recall.dev", False),
     ("carol", "get", "secrets", False),
+    # bob: recall-responder, erin: recall-reconciler. What a Runbook claims is taken as written
+    # (README, "Not enforced"), so no role of the chart may write one: Runbooks come from GitOps.
+    ("bob", "create", "incidents.recall.dev", True),
+    ("bob", "list", "runbooks.recall.dev", True),
+    ("bob", "create", "runbooks.recall.dev", False),
+    ("bob", "patch", "runbooks.recall.dev", False),
+    ("bob", "update", "runbooks.recall.dev", False),
+    ("bob", "patch", "runbooks.recall.dev/status", False),
+    ("erin", "patch", "contradictions.recall.dev", True),
+    ("erin", "create", "runbooks.recall.dev", False),
+    ("erin", "patch", "runbooks.recall.dev", False),
+    ("erin", "delete", "runbooks.recall.dev", False),
     # dave: nobody, to show the roles are what grants
     ("dave", "create", "approvals.recall.dev", False),
     ("dave", "list", "incidents.recall.dev", False),
@@ -91,7 +103,8 @@ def installed(kubectl: Callable[..., Any]) -> None:
 
 @pytest.fixture
 def bound(kubectl: Callable[..., Any], namespace: str, installed: None) -> str:
-    for user, role in (("alice", "recall-approver"), ("carol", "recall-viewer")):
+    for user, role in (("alice", "recall-approver"), ("carol", "recall-viewer"), ("bob", "recall-responder"),
+                       ("erin", "recall-reconciler")):
         proc = kubectl("create", "rolebinding", f"{role}-{user}", f"--clusterrole={role}", f"--user={user}",
                        "-n", namespace)
         assert proc.returncode == 0, proc.stderr
@@ -131,6 +144,23 @@ def test_the_approver_really_is_refused(kubectl: Callable[..., Any], bound: str)
     assert proc.returncode != 0 and "forbidden" in proc.stderr, proc.stderr
     proc = kubectl("get", "secrets", "-n", bound, as_user=OPERATOR)
     assert proc.returncode != 0 and "forbidden" in proc.stderr, proc.stderr
+
+
+def test_no_role_of_the_chart_may_write_a_runbook(kubectl: Callable[..., Any], bound: str) -> None:
+    """A Runbook's services, tags and words are taken as written (README, "Not enforced"): a responder
+    or reconciler who could write one that claims everything would have it offered everywhere."""
+    rb = {"apiVersion": "recall.dev/v1alpha1", "kind": "Runbook", "metadata": {"name": "fix-all", "namespace": bound},
+          "spec": {"title": "fix whatever is wrong", "steps": [{"name": "look", "image": "busybox:1.36",
+                                                                "command": ["true"]}]}}
+    for who in ("bob", "erin", "alice", "carol"):
+        proc = kubectl("create", "-f", "-", input=json.dumps(rb), as_user=who)
+        assert proc.returncode != 0 and "forbidden" in proc.stderr, (who, proc.stderr)
+    made = kubectl("create", "-f", "-", input=json.dumps(rb))  # an administrator (GitOps) may
+    assert made.returncode == 0, made.stderr
+    patch = json.dumps({"spec": {"services": []}})
+    for who in ("bob", "erin"):
+        proc = kubectl("patch", "runbook", "fix-all", "-n", bound, "--type=merge", "-p", patch, as_user=who)
+        assert proc.returncode != 0 and "forbidden" in proc.stderr, (who, proc.stderr)
 
 
 def test_the_operator_reads_kube_system_for_its_cluster_identity_and_no_other_namespace_by_name(
