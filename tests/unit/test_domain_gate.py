@@ -19,7 +19,7 @@ from recall_operator.domain.gate import Evidence, Fix, Side
 from recall_operator.domain.models import Runbook, RunbookRecord
 from recall_operator.domain.candidates import merge_repages
 from recall_operator.domain.recommend import Settings, assess, gather, side_reason
-from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words
+from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words, score_candidates
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
 from domain_builders import T0, context, contradiction, incident, memory, runbook, spec
@@ -461,6 +461,32 @@ def test_a_contradiction_answers_with_the_side_whose_conditions_this_incident_sh
     assert any("resembles the side of inc-1" in r for r in rec.reasons)
     rejected = incident(service="kafka-orders", description="the database rejects small inserts: too many parts", **LAG)
     assert assess(rejected, history, ctx).recommendation.runbook == BATCH.name
+
+
+def test_a_side_whose_condition_the_report_denies_comes_after_the_side_it_does_not() -> None:
+    # A surge report that says what it is not. Its words repeat the other
+    # condition's ("inserts", "rejected") more than the surge side's, but to rule it out.
+    history, c = lag_history()
+    ctx = context(catalog=[SCALE, BATCH], contradictions=[c])
+    surge = incident(service="kafka-orders", title="orders consumers lagging", symptoms=["consumer-lag"],
+                     description="orders consumers lagging after the sale opened. No small inserts rejected by the database")
+    rec = assess(surge, history, ctx).recommendation
+    assert rec.runbook == SCALE.name, rec.reasons
+    [line] = [r for r in rec.reasons if r.startswith("contradiction orders-lag: this incident resembles")]
+    assert line.startswith("contradiction orders-lag: this incident resembles the side of inc-1 (")
+    assert f"its report denies 'inserts', 'rejected', 'small', which the side of inc-2 (fixed by {BATCH.name}) names" in line
+    # Its words alone are nearer the other side's: the denial is what puts that side last.
+    pool = score_candidates(surge.spec, history, Topology(), {})
+    [(near, far)] = recommend.contradiction_sides(surge, [c], pool, pool, lambda m: m.resolution.runbook)
+    assert (near.runbook, far.runbook) == (SCALE.name, BATCH.name)
+    assert far.condition > near.condition and far.denied == ("inserts", "rejected", "small") and near.denied == ()
+
+
+def test_when_the_report_denies_both_sides_conditions_the_words_still_decide() -> None:
+    near = Side("lag", "bigger-batches", ("inc-2",), 80, 0.18, ("inserts",))
+    far = Side("lag", "scale", ("inc-1",), 85, 0.06, ("input",))
+    line = side_reason(near, [far])
+    assert "denies" not in line and "more than inc-1 (0.06, fixed by scale)" in line
 
 
 def test_a_correction_does_not_move_a_side_onto_the_other_condition_s_incidents() -> None:

@@ -321,10 +321,11 @@ def test_a_reconciled_contradiction_shows_who_reconciled_it_and_the_note() -> No
     assert "Reconciled by rita on 2025-05-02 09:30 UTC: <b>slow</b> batches: raise the interval" in _page(body)
 
 
-@pytest.mark.parametrize("condition", [0.18, 0.0])  # a side that resembles more, and a tie the newer side wins
-def test_the_panel_finds_the_side_in_either_line_the_chain_writes(condition: float) -> None:
+# A side that resembles more, a tie the newer side wins, and a side the report's denial put last.
+@pytest.mark.parametrize(("condition", "denied"), [(0.18, ()), (0.0, ()), (0.0, ("rebalances",))])
+def test_the_panel_finds_the_side_in_each_line_the_chain_writes(condition: float, denied: tuple[str, ...]) -> None:
     line = side_reason(Side("poll-tuning", "reduce-poll-records", ("inc-0024", "inc-0051"), 80, condition),
-                       [Side("poll-tuning", "raise-poll", ("inc-0007",), 70, 0.0)])
+                       [Side("poll-tuning", "raise-poll", ("inc-0007",), 70, 0.1, denied)])
     assert views.contradiction_reasons([line, "win rate of raise-poll is 0.50"]) == {
         "poll-tuning": (line, ["inc-0024", "inc-0051"])}
 

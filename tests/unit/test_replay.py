@@ -74,6 +74,26 @@ def test_memory_never_chooses_runbooks_worse_than_the_catalog_alone(all_three: l
     assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"], result
 
 
+BLIND = ("dispatch", "learning", "build-ci")
+
+
+@pytest.fixture(scope="module")
+def blind() -> list[dict]:
+    return _json_replay(*(str(history(f"blind/{name}")) for name in BLIND))
+
+
+@pytest.mark.parametrize("index", range(len(BLIND)), ids=BLIND)
+def test_on_histories_written_blind_to_the_code_memory_still_helps_and_acts_safely(blind: list[dict], index: int) -> None:
+    """datasets/blind/: written after the defaults were chosen, by writers kept from the code.
+    Their scores are lower than the dev histories' (README), but memory must still choose
+    runbooks better than the catalog alone, find precedents, and make nothing unsafe actionable."""
+    result = blind[index]
+    assert result["incidents"] >= 60
+    assert result["on"]["runbook_at_1"] > result["off"]["runbook_at_1"], result
+    assert result["on"]["precedent_at_3"] >= 0.9, result["on"]
+    assert result["on"]["unsafe_actionable_rate"] == result["off"]["unsafe_actionable_rate"] == 0.0
+
+
 def _terse_half(parity: int):
     """Every other incident that names its alert, rewritten as a bridge page says it: the title
     `[FIRING:1] <alertname> <service>`, the description's first sentence cut to 12 words, one tag,

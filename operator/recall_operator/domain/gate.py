@@ -51,6 +51,7 @@ class Side:
     memories: tuple[str, ...]
     similarity: int  # of its memory closest to this incident
     condition: float = 0.0  # how much of this incident's words its claims and root causes say
+    denied: tuple[str, ...] = ()  # words of its claims and root causes that this incident says are not happening
 
 
 @dataclass(frozen=True)

@@ -62,13 +62,14 @@ from recall_operator.domain.similarity import (
     Recalled,
     ScoredMemory,
     Weights,
+    denied_symptoms,
     incident_words,
     ranked,
     score_candidates,
     shared_change,
 )
 from recall_operator.domain.symptoms import read_symptoms
-from recall_operator.domain.text import tokens
+from recall_operator.domain.text import stem, tokens
 from recall_operator.domain.topology import IgnoredTopology, Topology, filled_in
 
 
@@ -386,9 +387,16 @@ def contradiction_sides(
     does not move a side onto another condition's incidents). The side whose words this
     incident repeats most is the one that applies, whichever was confirmed
     last; on a tie, the side confirmed last, which was written knowing the other.
+
+    A report that says the other condition is absent ("nothing idle in
+    transaction", "no sandbox near the time limit") repeats that condition's
+    words while ruling it out, so a side whose claims or causes name what this
+    incident denies comes after every side they do not: the denial is read as
+    the similarity reads it against a precedent (`denied_symptoms`).
     """
     by_name = {s.memory.incident: s for s in pool}
     names = {s.memory.incident for s in evidence}
+    denied = denied_symptoms(incident.spec)
     out: list[list[Side]] = []
     for c in contradictions:
         if not names.intersection(c.spec.memories):
@@ -409,11 +417,12 @@ def contradiction_sides(
         ]
         conditions = LexicalScorer(documents).relevances(incident_words(incident.spec))
         sides = [
-            Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms), round(condition, 3))
-            for (rb, ms), condition in zip(groups, conditions)
+            Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms), round(condition, 3),
+                 tuple(sorted({denied[stem(w)] for w in document if stem(w) in denied})))
+            for (rb, ms), condition, document in zip(groups, conditions, documents)
         ]
         newest = {side.runbook: max(by_name[m].memory.resolved_at for m in side.memories) for side in sides}
-        out.append(sorted(sides, key=lambda sd: (-sd.condition, -newest[sd.runbook].timestamp())))
+        out.append(sorted(sides, key=lambda sd: (bool(sd.denied), -sd.condition, -newest[sd.runbook].timestamp())))
     return out
 
 
@@ -423,10 +432,16 @@ def side_reason(near: Side, others: Sequence[Side]) -> str:
     When no side's conditions are in this incident's words more than
     another's, the side confirmed last speaks (`contradiction_sides`), and the
     line says so instead of claiming a resemblance the words do not show.
+    A side put last because this incident denies what it names is named with
+    the words denied.
     """
     rest = "; ".join(f"{', '.join(o.memories)} ({o.condition:.2f}, fixed by {o.runbook or 'hand'})" for o in others)
     head = (f"contradiction {near.contradiction}: this incident resembles the side of {', '.join(near.memories)} "
             f"(its conditions' words {near.condition:.2f}, fixed by {near.runbook or 'hand'})")
+    ruled = [o for o in others if o.denied and not near.denied]
+    if ruled:
+        return head + "".join(f"; its report denies {', '.join(repr(w) for w in o.denied)}, which the side of "
+                              f"{', '.join(o.memories)} (fixed by {o.runbook or 'hand'}) names" for o in ruled)
     if all(near.condition > o.condition for o in others):
         return f"{head} more than {rest}"
     return f"{head} as much as {rest}; the side confirmed last speaks"
