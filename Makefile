@@ -53,6 +53,9 @@ lint: $(STAMP) system-deps
 	promtool check rules helm/recall-operator/files/prometheus-rules.yaml
 	promtool test rules tests/monitoring/rules-test.yaml
 
+# Every history the repository carries, unless DATASET names others.
+DATASET ?= $(sort $(wildcard datasets/*/history.jsonl datasets/blind/*/history.jsonl))
+
 replay: $(STAMP)
 	$(BIN)/recall replay $(DATASET)
 
