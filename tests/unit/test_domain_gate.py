@@ -329,6 +329,10 @@ def described_runbook(name: str, title: str, step: str, command: list[str]) -> R
     }})
 
 
+def runbook_with_symptoms(rb: Runbook, symptoms: list[str]) -> Runbook:
+    return rb.model_copy(update={"spec": rb.spec.model_copy(update={"symptoms": tuple(symptoms)})})
+
+
 WAL_TEXT = {
     "title": "orders-db disk filling, WAL directory growing",
     "description": "pg_wal grew from 20 GiB to 180 GiB overnight; writes will stop when the volume fills",
@@ -373,6 +377,30 @@ def test_a_runbook_that_failed_in_a_precedent_is_never_taken_for_the_fix_made_th
                  context(catalog=[SLOT_RUNBOOK, VACUUM_RUNBOOK])).recommendation
     assert not any("describes the manual fix of inc-1" in r for r in rec.reasons), rec.reasons
     assert not any(r.startswith("2 of 2 independent precedents") for r in rec.reasons), rec.reasons
+
+
+def test_a_runbook_that_failed_in_another_failure_still_stands_for_the_manual_fix_it_describes() -> None:
+    # inc-2 looked alike (the same disk alarm) but was table bloat: the slot runbook was tried there
+    # first and failed, and the vacuum runbook, declared only for bloat, fixed it. That failure
+    # belongs to the bloat; here, where nothing shows bloat, the slot runbook still describes inc-1's fix.
+    vacuum = runbook_with_symptoms(VACUUM_RUNBOOK, ["table-bloat"])
+    by_hand = memory(
+        "inc-1", service="orders-db", resolved_at=T0, **WAL_TEXT,
+        res=None, actions=[("dropped the inactive replication slot cdc_orders by hand with pg_drop_replication_slot",
+                            "succeeded")],
+    )
+    bloat = memory("inc-2", service="orders-db", resolved_at=T0 + timedelta(days=5), runbook=vacuum.name,
+                   actions=[(f"run runbook {SLOT_RUNBOOK.name}", "failed"), (f"run runbook {vacuum.name}", "succeeded")],
+                   **{**WAL_TEXT, "symptoms": ["disk-pressure", "table-bloat"]})
+    ctx = context(catalog=[SLOT_RUNBOOK, vacuum])
+    rec = assess(incident(service="orders-db", **WAL_TEXT), [by_hand, bloat], ctx).recommendation
+    assert rec.runbook == SLOT_RUNBOOK.name, rec.reasons
+    assert any("describes the manual fix of inc-1" in r for r in rec.reasons), rec.reasons
+    assert (f"runbook {SLOT_RUNBOOK.name} failed in inc-2, another failure: it was fixed by runbook {vacuum.name}, "
+            "declared only for what this incident does not show") in rec.reasons
+    # Where the incident shows the bloat too, inc-2 is this failure, and its failure counts.
+    both = incident(service="orders-db", **{**WAL_TEXT, "symptoms": ["disk-pressure", "table-bloat"]})
+    assert assess(both, [by_hand, bloat], ctx).recommendation.runbook != SLOT_RUNBOOK.name
 
 
 def test_a_manual_fix_no_runbook_describes_leaves_no_runbook() -> None:

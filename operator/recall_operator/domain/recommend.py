@@ -534,7 +534,14 @@ def gather(
                  == "succeeded"}
     proven = set(seen_work)
     reasons += _one_voice_failures(precedents, seen_work)
-    unusable = set(stale) | set(failed_before([s.memory for s in precedents], ctx.catalog.keys(), proven, fared))
+
+    def another_failure(memory: EpisodicMemory) -> bool:
+        """Fixed by a runbook declared only for what this incident does not show: another failure's fix."""
+        rb = memory.resolution.runbook
+        return rb in ctx.catalog and not addresses(spec, ctx.catalog[rb])
+
+    unusable = set(stale) | set(failed_before([s.memory for s in precedents if not another_failure(s.memory)],
+                                              ctx.catalog.keys(), proven, fared))
     described: dict[str, FixMatch] = {}
     looked_up: dict[str, FixMatch | None] = {}
     catalog_words = CatalogWords(ctx.catalog)
@@ -579,10 +586,15 @@ def gather(
             continue
         backers = [*ran_in[rb], *described_by[rb]]
         near_bar = max(settings.novel_bar, max(s.similarity for s in backers) - settings.evidence_window)
-        close = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
-        failed_near = failed_before([*close, *(s.memory for s in linked)], [rb], proven, fared)
+        near = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
+        failed_near = failed_before([*(m for m in near if not another_failure(m)), *(s.memory for s in linked)],
+                                    [rb], proven, fared)
         if rb in failed_near:
             blocked[rb] = f"failed before in {failed_near[rb]}"
+        elif rb in (elsewhere := failed_before([m for m in near if another_failure(m)], [rb], proven, fared)):
+            other = next(m for m in near if m.incident == elsewhere[rb])
+            reasons.append(f"runbook {rb} failed in {other.incident}, another failure: it was fixed by runbook "
+                           f"{other.resolution.runbook}, declared only for what this incident does not show")
     for rb, cause in blocked.items():
         if rb is not None:
             reasons.append(f"precedents used runbook {rb}, but it {cause}")
