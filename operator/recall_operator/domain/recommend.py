@@ -538,7 +538,7 @@ def gather(
     def another_failure(memory: EpisodicMemory) -> bool:
         """Fixed by a runbook declared only for what this incident does not show: another failure's fix."""
         rb = memory.resolution.runbook
-        return rb in ctx.catalog and not addresses(spec, ctx.catalog[rb])
+        return rb is not None and rb in ctx.catalog and not addresses(spec, ctx.catalog[rb])
 
     unusable = set(stale) | set(failed_before([s.memory for s in precedents if not another_failure(s.memory)],
                                               ctx.catalog.keys(), proven, fared))
