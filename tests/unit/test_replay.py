@@ -303,10 +303,7 @@ def test_every_answer_on_the_three_histories_is_the_pinned_one(rows_of: dict[Pat
     assert not moved, f"{len(moved)} answers moved:\n" + "\n".join(moved[:20])
 
 
-@pytest.mark.parametrize("path", [DEV, DEV2, DEV3], ids=["dev", "dev2", "dev3"])
-def test_shuffling_every_truth_leaves_every_row_unchanged(
-    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]], path: Path
-) -> None:
+def _with_truths_shuffled(path: Path, tmp_path: Path) -> Path:
     lines = path.read_text(encoding="utf-8").splitlines()
     events = [(i, json.loads(line)) for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
     incidents = [(i, e) for i, e in events if e["type"] == "incident"]
@@ -319,7 +316,21 @@ def test_shuffling_every_truth_leaves_every_row_unchanged(
         lines[i] = json.dumps(e)
     copy = tmp_path / "history.jsonl"
     copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert replay(capsys, copy, "--per-incident")["rows"] == rows_of[path]
+    return copy
+
+
+@pytest.mark.parametrize("path", [DEV, DEV2, DEV3], ids=["dev", "dev2", "dev3"])
+def test_shuffling_every_truth_leaves_every_row_unchanged(
+    tmp_path: Path, capsys, rows_of: dict[Path, list[dict]], path: Path
+) -> None:
+    assert replay(capsys, _with_truths_shuffled(path, tmp_path), "--per-incident")["rows"] == rows_of[path]
+
+
+@pytest.mark.parametrize("name", BLIND)
+def test_shuffling_every_truth_of_a_blind_history_leaves_every_row_unchanged(tmp_path: Path, capsys, name: str) -> None:
+    path = history(f"blind/{name}")
+    rows = replay(capsys, path, "--per-incident")["rows"]
+    assert replay(capsys, _with_truths_shuffled(path, tmp_path), "--per-incident")["rows"] == rows
 
 
 
