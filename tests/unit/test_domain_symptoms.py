@@ -25,6 +25,9 @@ KNOWN = ["oom-kill", "consumer-lag", "5xx", "503", "dns-failures", "error-rate",
         ("EdgeErrorRatio web", "edge 502 ratio 7%", ["5xx"]),  # a ratio is no rate
         ("web error rate up", "", ["error-rate"]),
         ("web returns 503", "", ["503", "5xx"]),
+        # the class written as a class, in words or run into an alert's name
+        ("LobbyApi5xxRate lobby-api", "more than 2% 5xx over 5 minutes", ["5xx"]),
+        ("Web5xxRatio web", "", ["5xx"]),
         ("web p99 at 1503 ms", "build 5.503", []),
         # "failures" and "failure" share a stem; every part must be said
         ("name resolution failure on 3 nodes", "", []),

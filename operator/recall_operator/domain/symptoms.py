@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Runbook
-from recall_operator.domain.text import stem, tokens
+from recall_operator.domain.text import camel_words, stem, tokens
 
 # A status code or its class in a tag (`503`, `5xx`); the tokenizer drops bare
 # short numbers, so these are looked for in the text itself.
@@ -45,9 +45,12 @@ def symptoms_said(spec: IncidentSpec, known: Iterable[str]) -> tuple[str, ...]:
     words = set(tokens(text))  # as written: CamelCase (`OOMKilled`) splits into its words
     stems = {stem(w) for w in words if len(w) >= 4}
 
+    split = f"{text} {camel_words(text)}"  # `Web5xxRatio` says 5xx as plainly as "5xx responses" does
+
     def said(part: str) -> bool:
         if _STATUS.fullmatch(part):
-            return re.search(rf"(?<![\w.]){part.replace('x', '[0-9]')}(?![0-9])", text, re.IGNORECASE) is not None
+            # a code of the class (`503`), or the class itself (`5xx`)
+            return re.search(rf"(?<![\w.]){part.replace('x', '[0-9x]')}(?![0-9])", split, re.IGNORECASE) is not None
         if part in words:
             return True
         # "kill" in `OOMKilled`, "error" in "errors", "failures" in "failure";
