@@ -83,6 +83,10 @@ RULES: tuple[Rule, ...] = (
     Rule("symptoms_read", recommend, "read_symptoms", lambda _: lambda spec, catalog, memories: ()),
     # A service the topology does not name has no neighbours (none are taken from runbooks and reports).
     Rule("neighbours_seen", recommend, "seen_together", lambda _: lambda spec, memories, ctx: []),
+    # A remembered runbook for services this one neither calls nor serves keeps its vote.
+    Rule("acting_elsewhere", recommend, "_acting_elsewhere", lambda _: lambda spec, remembered, blocked, ctx: {}),
+    # A precedent whose confirmed cause was its release votes where no release came before.
+    Rule("release_failures", recommend, "released_cause", lambda _: lambda memory: None),
     # The matches are listed in their similarity's order, whatever runbook the answer recommends.
     Rule("where_it_worked", recommend, "lead_with_where_it_worked", lambda _: lambda top, runbook: list(top)),
 )

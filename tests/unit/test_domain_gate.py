@@ -22,7 +22,7 @@ from recall_operator.domain.recommend import Settings, assess, gather, side_reas
 from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words, score_candidates
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
-from domain_builders import T0, context, contradiction, incident, memory, runbook, spec
+from domain_builders import T0, context, contradiction, incident, memory, resolution, runbook, spec
 
 BASE = Evidence(best=80, novel_bar=55, actionable_bar=60, actionability=70)
 FIX = Fix("fix-a", 80.0, ran_in=("inc-1",))
@@ -535,9 +535,11 @@ def test_a_correction_does_not_move_a_side_onto_the_other_condition_s_incidents(
     rec = assess(surge, [history[0], corrected], ctx).recommendation
     assert rec.runbook == SCALE.name, rec.reasons
     assert any("resembles the side of inc-1" in r for r in rec.reasons), rec.reasons
-    # Read from the restated cause alone, as before memory kept the first one, the surge went to the other side.
+    # Read from the restated cause alone, as before memory kept the first one, the surge's words
+    # count for the other side as much as for its own: only its nearer memory keeps it there.
     taken = assess(surge, [history[0], restated], ctx).recommendation
-    assert taken.runbook == BATCH.name
+    assert any("the sides' conditions are about as much in this incident's words" in r for r in taken.reasons), \
+        taken.reasons
 
 
 @pytest.mark.parametrize("near, other, says, never", [
@@ -778,3 +780,88 @@ NEXT = Fix("fix-b", 64.0, ran_in=("inc-3",))
 )
 def test_chosen_fix(fixes: tuple[Fix, ...], chosen: Fix | None) -> None:
     assert recommend.chosen_fix(fixes, 0.8) == chosen
+
+
+# Two branches of one platform: the edge calls a search API and a video packager, each with its own store.
+BRANCHES = Topology.parse(
+    """
+edge: {dependsOn: [search-api, video-packager]}
+search-api: {dependsOn: [search-index]}
+video-packager: {dependsOn: [object-store]}
+search-index: {dependsOn: []}
+object-store: {dependsOn: []}
+nat-gateway: {dependsOn: []}
+"""
+)
+# An alert page as a bridge writes it: the rule's grammar says more than the service's own words.
+P99_PAGE = {"title": "[FIRING:1] LatencyHigh", "description": "p99 above 1s for 10 minutes",
+            "symptoms": ["latency-spike"],
+            "errorSignatures": ["histogram_quantile(0.99, sum by (le) (rate(request_seconds_bucket[5m]))) > 1"]}
+
+
+def _packager_precedent(fixed_by: Runbook):
+    return memory("inc-1", service="video-packager", runbook=fixed_by.name, resolved_at=T0, **P99_PAGE)
+
+
+def test_a_remembered_runbook_for_a_service_this_one_neither_calls_nor_serves_gives_way() -> None:
+    # The packager's page was fixed by restarting the packager; the same page from the search API
+    # is not the packager's failure, and its fix would restart a service search never touches.
+    restart = runbook("packager-restart", ["video-packager"], ["latency-spike"])
+    search_rollback = runbook("search-rollback", ["search-api"], ["latency-spike"])
+    ctx = context(catalog=[restart, search_rollback], topology=BRANCHES)
+    rec = assess(incident(service="search-api", **P99_PAGE), [_packager_precedent(restart)], ctx).recommendation
+    assert rec.runbook == "search-rollback", rec.reasons
+    assert ("precedents used runbook packager-restart, but it acts on video-packager, which search-api does not "
+            "call, directly or further down, and which does not call search-api") in rec.reasons
+    # From the edge, which calls the packager, the packager can be what broke.
+    from_edge = assess(incident(service="edge", **P99_PAGE), [_packager_precedent(restart)], ctx).recommendation
+    assert from_edge.runbook == "packager-restart", from_edge.reasons
+
+
+def test_a_runbook_for_a_service_the_graph_draws_no_edge_to_is_not_judged_by_the_graph() -> None:
+    # Whoever drew the topology left the NAT gateway without edges: every service may use it.
+    nat = runbook("nat-restart", ["nat-gateway"], ["latency-spike"])
+    ctx = context(catalog=[nat], topology=BRANCHES)
+    rec = assess(incident(service="search-api", **P99_PAGE), [_packager_precedent(nat)], ctx).recommendation
+    assert rec.runbook == "nat-restart", rec.reasons
+    # Nor is a service the graph does not name (its neighbours would be guessed).
+    restart = runbook("packager-restart", ["video-packager"], ["latency-spike"])
+    unnamed = assess(incident(service="recs-api", **P99_PAGE), [_packager_precedent(restart)],
+                     context(catalog=[restart], topology=BRANCHES)).recommendation
+    assert not any("does not call" in r for r in unnamed.reasons), unnamed.reasons
+
+
+# A fleet's allocation page, twice: once after a build went out (that build was the cause), once a
+# capacity limit. The same words; what differs is the release before it and what the outcome blamed.
+ALLOCATION_PAGE = {"title": "[FIRING:1] AllocationFailures fleet-allocator",
+                   "description": "allocator answers UnAllocated for more than 2 requests/s",
+                   "symptoms": ["allocation-failures"]}
+FLEET_RAISE = runbook("fleet-raise-capacity", ["fleet-allocator"], ["allocation-failures"])
+PREVIOUS_BUILD = runbook("previous-build", ["fleet-allocator"], ["allocation-failures"])
+
+
+def _allocation_history():
+    capacity = memory("inc-1", service="fleet-allocator", runbook=FLEET_RAISE.name, resolved_at=T0,
+                      **{**ALLOCATION_PAGE, "description": "node group at its max size, servers Pending"})
+    release = memory(
+        "inc-2", service="fleet-allocator", resolved_at=T0 + timedelta(days=9), **ALLOCATION_PAGE,
+        deployment={"id": "game-server-7.3.0", "revision": "7.3.0", "minutesSinceDeploy": 24},
+        res=resolution(PREVIOUS_BUILD.name, [(f"run runbook {FLEET_RAISE.name}", "failed"),
+                                             (f"run runbook {PREVIOUS_BUILD.name}", "succeeded")],
+                       rootCause="build 7.3.0 ran out of memory loading a map before reporting Ready"),
+    )
+    return [capacity, release]
+
+
+def test_a_release_s_failure_neither_votes_nor_blocks_where_no_release_came_before() -> None:
+    ctx = context(catalog=[FLEET_RAISE, PREVIOUS_BUILD])
+    rec = assess(incident(service="fleet-allocator", **ALLOCATION_PAGE), _allocation_history(), ctx).recommendation
+    assert rec.runbook == FLEET_RAISE.name, rec.reasons
+    assert ("inc-2 was a failure of the release it followed (7.3.0, its confirmed cause says), and no release is "
+            "recorded shortly before this incident: its fix and its failures do not count here") in rec.reasons
+    # After a release of its own, the release's failure is this incident's precedent again.
+    released = incident(service="fleet-allocator", **ALLOCATION_PAGE,
+                        deployment={"id": "game-server-7.4.0", "revision": "7.4.0", "minutesSinceDeploy": 15})
+    again = assess(released, _allocation_history(), ctx).recommendation
+    assert again.runbook == PREVIOUS_BUILD.name, again.reasons
+    assert not any("failure of the release" in r for r in again.reasons)

