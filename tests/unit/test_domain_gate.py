@@ -538,7 +538,7 @@ def test_a_correction_does_not_move_a_side_onto_the_other_condition_s_incidents(
     # Read from the restated cause alone, as before memory kept the first one, the surge's words
     # count for the other side as much as for its own: only its nearer memory keeps it there.
     taken = assess(surge, [history[0], restated], ctx).recommendation
-    assert any("the sides' conditions are about as much in this incident's words" in r for r in taken.reasons), \
+    assert any("the sides' conditions are about as much in its words" in r for r in taken.reasons), \
         taken.reasons
 
 
@@ -548,9 +548,14 @@ def test_a_correction_does_not_move_a_side_onto_the_other_condition_s_incidents(
     # Neither side's conditions are in the words: the reason is the order of confirmation, and it says so.
     (0.0, 0.0, "(its conditions' words 0.00, fixed by bigger-batches) as much as inc-1 (0.00, fixed by scale); "
      "the side confirmed last speaks", "more than"),
+    # The words about as near on both sides: the nearer memory speaks, and the line says which and by how much.
+    (0.10, 0.08, "(its nearest memory, similarity 90 against 85, fixed by bigger-batches): the sides' conditions "
+     "are about as much in its words (0.10; inc-1 (0.08, fixed by scale))", "confirmed last"),
 ])
 def test_the_side_reason_claims_a_resemblance_only_when_the_words_show_one(near, other, says, never) -> None:
-    line = side_reason(Side("lag", "bigger-batches", ("inc-2",), 80, near), [Side("lag", "scale", ("inc-1",), 85, other)])
+    similarity = 90 if near and near < 1.5 * other else 80
+    line = side_reason(Side("lag", "bigger-batches", ("inc-2",), similarity, near),
+                       [Side("lag", "scale", ("inc-1",), 85, other)])
     assert line.startswith("contradiction lag: this incident resembles the side of inc-2 (")  # the panel reads this
     assert says in line and never not in line, line
 
@@ -865,3 +870,24 @@ def test_a_release_s_failure_neither_votes_nor_blocks_where_no_release_came_befo
     again = assess(released, _allocation_history(), ctx).recommendation
     assert again.runbook == PREVIOUS_BUILD.name, again.reasons
     assert not any("failure of the release" in r for r in again.reasons)
+
+
+def _side(name: str, similarity: int, condition: float, denied: tuple[str, ...] = ()) -> Side:
+    return Side("c", name, (f"inc-{name}",), similarity, condition, denied)
+
+
+@pytest.mark.parametrize(("sides", "speaks"), [
+    # One side's words clearly lead (1.5 times the next): the words decide, however near the other's memory.
+    ([_side("a", 80, 0.18), _side("b", 83, 0.06)], False),
+    # About as much of each side's words, and one side's memory clearly nearer: that side.
+    ([_side("a", 77, 0.10), _side("b", 58, 0.08)], True),
+    # About as much, but the memories only 2 points apart: the words still decide.
+    ([_side("a", 93, 0.07), _side("b", 91, 0.10)], False),
+    # No word of either condition: nothing to weigh, the side confirmed last speaks.
+    ([_side("a", 70, 0.0), _side("b", 40, 0.0)], False),
+    # A side whose words this incident denies is out of the weighing, and one side is left.
+    ([_side("a", 77, 0.10), _side("b", 58, 0.08, ("idle",))], False),
+    ([_side("a", 77, 0.10), _side("b", 58, 0.08, ("idle",)), _side("c", 50, 0.09)], True),
+])
+def test_nearest_side_speaks_only_when_the_words_do_not_tell_the_sides_apart(sides, speaks: bool) -> None:
+    assert recommend.nearest_side_speaks(sides) is speaks
