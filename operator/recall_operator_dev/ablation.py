@@ -87,6 +87,8 @@ RULES: tuple[Rule, ...] = (
     Rule("acting_elsewhere", recommend, "_acting_elsewhere", lambda _: lambda spec, remembered, blocked, ctx: {}),
     # A precedent whose confirmed cause was its release votes where no release came before.
     Rule("release_failures", recommend, "released_cause", lambda _: lambda memory: None),
+    # A contradiction's sides are ordered by their conditions' words alone, however near one side's memory.
+    Rule("nearest_side", recommend, "nearest_side_speaks", lambda _: lambda sides: False),
     # The matches are listed in their similarity's order, whatever runbook the answer recommends.
     Rule("where_it_worked", recommend, "lead_with_where_it_worked", lambda _: lambda top, runbook: list(top)),
 )
