@@ -146,6 +146,8 @@ def test_change_words_are_a_recent_deploys_names(service: str, deploy: dict, wor
         (_deployed("shop-web-2025.11.3", "2025.11.3", 20), "the session store ran out of memory", None),
         (_deployed("shop-web-2025.11.3", "2025.11.3", 600), "release 2025.11.3 dropped the cart cookie", None),
         ({}, "release 2025.11.3 dropped the cart cookie", None),
+        # A name without a version names no one release.
+        (_deployed("shop-web", "main", 20), "a change on main dropped the cart cookie", None),
     ],
 )
 def test_a_release_s_failure_is_one_whose_confirmed_cause_names_that_release(

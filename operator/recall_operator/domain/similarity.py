@@ -397,13 +397,16 @@ def released_cause(precedent: EpisodicMemory) -> str | None:
     """The release a precedent followed, when its confirmed root cause or summary names it (its revision or id).
 
     Such a failure was that release's: the outcome says so in the words of
-    whoever confirmed it, not by the deploy's timing alone.
+    whoever confirmed it, not by the deploy's timing alone. Only a name with
+    a digit (a version, a commit, a build) names one release: `main` or
+    `latest` in a root cause says nothing of which.
     """
     deploy = precedent.spec.deployment
     if deploy is None or not shortly_after_release(precedent.spec):
         return None
     said = set(tokens(f"{precedent.resolution.root_cause} {precedent.resolution.summary}"))
-    return next((name for name in (deploy.revision, deploy.id) if name and name.lower() in said), None)
+    return next((name for name in (deploy.revision, deploy.id)
+                 if name and any(c.isdigit() for c in name) and name.lower() in said), None)
 
 
 # The record of a runbook that never ran here (one object, not one per candidate).
