@@ -87,6 +87,8 @@ RULES: tuple[Rule, ...] = (
     Rule("acting_elsewhere", recommend, "_acting_elsewhere", lambda _: lambda spec, remembered, blocked, ctx: {}),
     # A precedent whose confirmed cause was its release votes where no release came before.
     Rule("release_failures", recommend, "released_cause", lambda _: lambda memory: None),
+    # A runbook that undid releases needs a whole cover in novel mode, after a release too.
+    Rule("release_territory", recommend, "release_undoers", lambda _: lambda scored: {}),
     # A contradiction's sides are ordered by their conditions' words alone, however near one side's memory.
     Rule("nearest_side", recommend, "nearest_side_speaks", lambda _: lambda sides: False),
     # The matches are listed in their similarity's order, whatever runbook the answer recommends.

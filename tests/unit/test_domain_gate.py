@@ -891,3 +891,30 @@ def _side(name: str, similarity: int, condition: float, denied: tuple[str, ...] 
 ])
 def test_nearest_side_speaks_only_when_the_words_do_not_tell_the_sides_apart(sides, speaks: bool) -> None:
     assert recommend.nearest_side_speaks(sides) is speaks
+
+
+def test_a_runbook_that_undid_releases_is_offered_for_a_new_failure_right_after_a_release() -> None:
+    # The rollback fixed two releases' failures on other services; it ran, so in novel mode its
+    # catalog entry alone (declared for 5xx and latency, not for a login failure) no longer speaks
+    # for it, unless this incident too follows a release: that is where undoing a release applies.
+    rollback = runbook("release-rollback", ["checkout-api", "payment-service", "cart-service"],
+                       ["5xx", "latency-spike"])
+    before = [
+        memory(f"inc-{i}", service=svc, resolved_at=T0 + timedelta(days=i), title=title, symptoms=["5xx"],
+               deployment={"id": f"{svc}-{i}.2.0", "revision": f"{i}.2.0", "minutesSinceDeploy": 20},
+               res=resolution(rollback.name, [(f"run runbook {rollback.name}", "succeeded")],
+                              rootCause=f"release {i}.2.0 of {svc} broke its database queries"))
+        for i, (svc, title) in enumerate([("checkout-api", "checkout failing after the deploy"),
+                                          ("payment-service", "payments erroring since the rollout")], start=1)
+    ]
+    ctx = context(catalog=[rollback], records={rollback.name: RunbookRecord(times_executed=2, times_succeeded=2)})
+    new_failure = {"title": "shoppers logged out when they open the cart", "symptoms": ["5xx", "login-failure"]}
+    released = incident(service="cart-service", **new_failure,
+                        deployment={"id": "cart-service-7.0.0", "revision": "7.0.0", "minutesSinceDeploy": 12})
+    rec = assess(released, before, ctx).recommendation
+    assert (rec.mode, rec.runbook) == ("novel", rollback.name), rec.reasons
+    assert (f"runbook {rollback.name} undid the releases that caused inc-1, inc-2 (their confirmed causes name "
+            "them), and this incident follows a release: its catalog entry speaks for it here") in rec.reasons
+    # Nothing released before it: the runbook's record says where it works, and this is not there.
+    unreleased = assess(incident(service="cart-service", **new_failure), before, ctx).recommendation
+    assert (unreleased.mode, unreleased.runbook) == ("novel", None), unreleased.reasons
