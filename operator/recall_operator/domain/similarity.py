@@ -249,7 +249,7 @@ def change_words(spec: IncidentSpec) -> list[str]:
     app's API), and no score of the other two moved.
     """
     deploy = spec.deployment
-    if deploy is None or deploy.minutes_since_deploy is None or deploy.minutes_since_deploy > RECENT_DEPLOY_MINUTES:
+    if deploy is None or not shortly_after_release(spec):
         return []
     names_service = service_name_words(spec.service)
     return [w for w in tokens(f"{deploy.id or ''} {deploy.revision or ''}")
@@ -388,9 +388,10 @@ def shortly_after_release(spec: IncidentSpec) -> bool:
 
 
 def _recent_deploy(spec: IncidentSpec) -> bool | None:
+    """`shortly_after_release`, or None when no deploy's age is recorded (the signals term's deploy half is even)."""
     if spec.deployment is None or spec.deployment.minutes_since_deploy is None:
         return None
-    return spec.deployment.minutes_since_deploy <= RECENT_DEPLOY_MINUTES
+    return shortly_after_release(spec)
 
 
 def released_cause(precedent: EpisodicMemory) -> str | None:
