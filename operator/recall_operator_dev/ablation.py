@@ -91,6 +91,8 @@ RULES: tuple[Rule, ...] = (
     Rule("release_territory", recommend, "release_undoers", lambda _: lambda scored: {}),
     # A contradiction's sides are ordered by their conditions' words alone, however near one side's memory.
     Rule("nearest_side", recommend, "nearest_side_speaks", lambda _: lambda sides: False),
+    # A runbook's failure counts against it even where the precedent lacked what it is declared for.
+    Rule("failure_conditions", recommend, "_condition_absent", lambda _: lambda spec, memory, runbook, catalog: ()),
     # The matches are listed in their similarity's order, whatever runbook the answer recommends.
     Rule("where_it_worked", recommend, "lead_with_where_it_worked", lambda _: lambda top, runbook: list(top)),
 )

@@ -918,3 +918,53 @@ def test_a_runbook_that_undid_releases_is_offered_for_a_new_failure_right_after_
     # Nothing released before it: the runbook's record says where it works, and this is not there.
     unreleased = assess(incident(service="cart-service", **new_failure), before, ctx).recommendation
     assert (unreleased.mode, unreleased.runbook) == ("novel", None), unreleased.reasons
+
+
+# -- a runbook's failure where what it is for was absent --------------------------------------
+
+DKIM = runbook("mailer-rotate-dkim-key", ["mailer"], ["delivery-failures", "auth-rejects"])
+SENDERS = runbook("mailer-scale-senders", ["mailer"], ["delivery-failures", "queue-backlog"])
+BOUNCING = {"title": "outbound mail deliveries failing for most tenants",
+            "description": "receiving servers bounce our messages; deliveries failing since the morning"}
+
+
+def _signature_then_backlog():
+    """inc-1: the signing key, fixed by rotating it. inc-2 looked alike but was a sender backlog: the
+    rotation was tried there first and failed, and scaling the senders fixed it."""
+    signed = memory("inc-1", service="mailer", resolved_at=T0, runbook=DKIM.name,
+                    **{**BOUNCING, "symptoms": ["delivery-failures", "auth-rejects"]})
+    backlog = memory("inc-2", service="mailer", resolved_at=T0 + timedelta(days=20), runbook=SENDERS.name,
+                     actions=[(f"run runbook {DKIM.name}", "failed"), (f"run runbook {SENDERS.name}", "succeeded")],
+                     **{**BOUNCING, "symptoms": ["delivery-failures", "queue-backlog"]})
+    return [signed, backlog], context(catalog=[DKIM, SENDERS])
+
+
+def test_a_runbook_that_failed_where_what_it_is_for_was_absent_is_not_held_against_it() -> None:
+    memories, ctx = _signature_then_backlog()
+    rejected = incident(service="mailer", **{**BOUNCING, "symptoms": ["delivery-failures", "auth-rejects"]})
+    rec = assess(rejected, memories, ctx).recommendation
+    assert rec.runbook == DKIM.name, rec.reasons
+    assert (f"runbook {DKIM.name} failed in inc-2, which did not show auth-rejects: the runbook is declared for it "
+            "and this incident shows it, and it worked in a precedent as near, so that failure was under other "
+            "conditions") in rec.reasons
+    assert not any("tried before under the same conditions" in w for w in rec.warnings), rec.warnings
+    # Where the rotation never worked, a tag inc-2 left out is no evidence of another condition.
+    alone = assess(rejected, memories[1:], ctx).recommendation
+    assert any(f"runbook {DKIM.name} was tried before under the same conditions and failed (inc-2)" in w
+               for w in alone.warnings), alone.warnings
+    # Where this incident does not show the rejections either, inc-2's conditions were this one's:
+    # the rotation's failure there counts against it.
+    bare = incident(service="mailer", **{**BOUNCING, "symptoms": ["delivery-failures"]})
+    plain = assess(bare, memories, ctx).recommendation
+    assert plain.runbook != DKIM.name or plain.mode != "actionable", plain.reasons
+    assert any(f"runbook {DKIM.name} was tried before under the same conditions and failed (inc-2)" in w
+               for w in plain.warnings), plain.warnings
+
+
+def test_a_precedent_that_declared_no_symptoms_is_not_read_as_lacking_one() -> None:
+    memories, ctx = _signature_then_backlog()
+    untagged = memories[1].model_copy(update={"spec": memories[1].spec.model_copy(update={"symptoms": []})})
+    rejected = incident(service="mailer", **{**BOUNCING, "symptoms": ["delivery-failures", "auth-rejects"]})
+    rec = assess(rejected, [memories[0], untagged], ctx).recommendation
+    assert any(f"runbook {DKIM.name} was tried before under the same conditions and failed (inc-2)" in w
+               for w in rec.warnings), rec.warnings

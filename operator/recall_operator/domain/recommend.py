@@ -10,7 +10,7 @@ stale); the gate's policy chain (gate.py) decides the mode from it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -644,7 +644,10 @@ def gather(
                        f"no release is recorded shortly before this incident: its fix and its failures do not count here")
 
     considered = [s.memory for s in [*precedents, *linked] if s.memory.incident not in overruled]
-    failed = failed_before(considered, ctx.catalog.keys(), proven, fared)
+    # How near the nearest precedent each runbook worked in is (the last of seen_work's similarity order).
+    worked_at = {rb: by_name[inc].similarity for rb, inc in seen_work.items()}
+    failed, why = _failed_alike(spec, considered, ctx.catalog.keys(), ctx.catalog, worked_at, by_name, proven, fared)
+    reasons += why
     for failed_rb, inc in sorted(failed.items()):
         warnings.append(f"runbook {failed_rb} was tried before under the same conditions and failed ({inc})")
 
@@ -669,8 +672,8 @@ def gather(
         backers = [*ran_in[rb], *described_by[rb]]
         near_bar = max(settings.novel_bar, max(s.similarity for s in backers) - settings.evidence_window)
         near = [s.memory for s in scored if s.similarity >= near_bar and s.memory.incident not in overruled]
-        failed_near = failed_before([*(m for m in near if not another_failure(m)), *(s.memory for s in linked)],
-                                    [rb], proven, fared)
+        failed_near, _ = _failed_alike(spec, [*(m for m in near if not another_failure(m)), *(s.memory for s in linked)],
+                                       [rb], ctx.catalog, worked_at, by_name, proven, fared)
         if rb in failed_near:
             blocked[rb] = f"failed before in {failed_near[rb]}"
         elif rb in (elsewhere := failed_before([m for m in near if another_failure(m)], [rb], proven, fared)):
@@ -897,6 +900,56 @@ def _blocked_here(
             blocked[rb] = (f"is declared for {', '.join(catalog[rb].spec.symptoms)}, "
                            f"not for what this incident shows ({', '.join(spec.symptoms)})")
     return blocked
+
+
+def _failed_alike(
+    spec: IncidentSpec, precedents: Sequence[EpisodicMemory], runbooks: Iterable[str],
+    catalog: Mapping[str, Runbook], worked_at: Mapping[str, int], by_name: Mapping[str, ScoredMemory],
+    proven: Collection[str], fared: Outcomes,
+) -> tuple[dict[str, str], list[str]]:
+    """The runbooks that failed before under this incident's conditions (guards.failed_before), and why
+    a failure was not held against its runbook.
+
+    Two look-alikes, each fixed its own way, and one's fix failed in the other
+    first: the failure counts here unless the runbook worked in a precedent at
+    least as near as the one it failed in, and that one did not show a symptom
+    the runbook is declared for, its own fix is not, and this incident shows
+    (a detection pack reverted on a page of verifiers falling behind: nothing
+    to revert). Tags are written unevenly, so a missing tag alone says little
+    (a leak's first report tagged no timeout where scaling out failed): the
+    nearer success is what makes it another condition. A precedent that
+    declared no symptoms, or was fixed by hand, is not read as lacking any.
+    Chosen on games (two pages two points apart whose fixes were each other's
+    failures), replayed on twelve histories and the dev variants: games and a
+    half-terse dev3 gain an answer each, nothing else moves.
+    """
+    failed = failed_before(precedents, runbooks, proven, fared)
+    why: list[str] = []
+    memories = {m.incident: m for m in precedents}
+    for rb, where in sorted(failed.items()):
+        failed_in = by_name.get(where)
+        if rb not in catalog or failed_in is None or worked_at.get(rb, -1) < failed_in.similarity:
+            continue
+        if not (absent := _condition_absent(spec, memories[where], catalog[rb], catalog)):
+            continue
+        alike = [m for m in precedents if not _condition_absent(spec, m, catalog[rb], catalog)]
+        failed.pop(rb)
+        failed.update(failed_before(alike, [rb], proven, fared))
+        why.append(f"runbook {rb} failed in {where}, which did not show {', '.join(absent)}: the runbook is "
+                   f"declared for it and this incident shows it, and it worked in a precedent as near, so that "
+                   f"failure was under other conditions")
+    return failed, why
+
+
+def _condition_absent(spec: IncidentSpec, memory: EpisodicMemory, runbook: Runbook,
+                      catalog: Mapping[str, Runbook]) -> tuple[str, ...]:
+    """The symptoms a runbook is declared for, and the runbook that fixed a precedent is not, that this
+    incident shows and the precedent, which declared some, did not."""
+    fix = catalog.get(memory.resolution.runbook or "")
+    if not memory.spec.symptoms or fix is None:
+        return ()
+    return tuple(sorted((set(spec.symptoms) & set(runbook.spec.symptoms))
+                        - set(memory.spec.symptoms) - set(fix.spec.symptoms)))
 
 
 def _acting_elsewhere(
