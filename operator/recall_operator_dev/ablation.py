@@ -84,7 +84,7 @@ RULES: tuple[Rule, ...] = (
     # A service the topology does not name has no neighbours (none are taken from runbooks and reports).
     Rule("neighbours_seen", recommend, "seen_together", lambda _: lambda spec, memories, ctx: []),
     # A remembered runbook for services this one neither calls nor serves keeps its vote.
-    Rule("acting_elsewhere", recommend, "_acting_elsewhere", lambda _: lambda spec, remembered, blocked, ctx: {}),
+    Rule("acting_elsewhere", recommend, "_acting_elsewhere", lambda _: lambda spec, remembered, blocked, ctx, backers: {}),
     # A precedent whose confirmed cause was its release votes where no release came before.
     Rule("release_failures", recommend, "released_cause", lambda _: lambda memory: None),
     # A runbook that undid releases needs a whole cover in novel mode, after a release too.

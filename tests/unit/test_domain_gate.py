@@ -823,6 +823,27 @@ def test_a_remembered_runbook_for_a_service_this_one_neither_calls_nor_serves_gi
     assert from_edge.runbook == "packager-restart", from_edge.reasons
 
 
+def test_a_runbook_memory_saw_fix_this_services_own_page_is_not_judged_by_the_graph() -> None:
+    # The search API paged once before, and restarting the packager fixed it: some path the graph
+    # does not draw (a shared thumbnail cache, say) runs between them. Memory saw it; the graph
+    # does not overrule what memory saw here.
+    restart = runbook("packager-restart", ["video-packager"], ["latency-spike"])
+    search_rollback = runbook("search-rollback", ["search-api"], ["latency-spike"])
+    ctx = context(catalog=[restart, search_rollback], topology=BRANCHES)
+    seen_here = memory("inc-2", service="search-api", runbook=restart.name, resolved_at=T0 + timedelta(days=3),
+                       **P99_PAGE)
+    rec = assess(incident(service="search-api", **P99_PAGE), [_packager_precedent(restart), seen_here],
+                 ctx).recommendation
+    assert rec.runbook == "packager-restart", rec.reasons
+    assert not any("does not call" in r for r in rec.reasons), rec.reasons
+    # A neighbour's page is not this service's: the search index paged, and the rule judges again.
+    index_page = memory("inc-3", service="search-index", runbook=restart.name, resolved_at=T0 + timedelta(days=3),
+                        **P99_PAGE)
+    nearby = assess(incident(service="search-api", **P99_PAGE), [_packager_precedent(restart), index_page],
+                    ctx).recommendation
+    assert any("acts on video-packager, which search-api does not call" in r for r in nearby.reasons), nearby.reasons
+
+
 def test_a_runbook_for_a_service_the_graph_draws_no_edge_to_is_not_judged_by_the_graph() -> None:
     # Whoever drew the topology left the NAT gateway without edges: every service may use it.
     nat = runbook("nat-restart", ["nat-gateway"], ["latency-spike"])

@@ -661,7 +661,8 @@ def gather(
             reasons.append(match.why())
 
     blocked = _blocked_here(spec, support, stale, ctx.catalog)
-    acting_elsewhere = _acting_elsewhere(spec, support, blocked, ctx)
+    acting_elsewhere = _acting_elsewhere(spec, support, blocked, ctx,
+                                         {rb: [*ran_in[rb], *described_by[rb]] for rb in support if rb is not None})
     blocked.update(acting_elsewhere)
     # A fix loses its vote when it failed in a precedent about as close as the
     # ones that back it; a failure in a remoter look-alike (another root cause,
@@ -953,7 +954,8 @@ def _condition_absent(spec: IncidentSpec, memory: EpisodicMemory, runbook: Runbo
 
 
 def _acting_elsewhere(
-    spec: IncidentSpec, remembered: Iterable[str | None], blocked: Mapping[str | None, str], ctx: Context
+    spec: IncidentSpec, remembered: Iterable[str | None], blocked: Mapping[str | None, str], ctx: Context,
+    backers: Mapping[str, Sequence[ScoredMemory]],
 ) -> dict[str, str]:
     """Remembered runbooks that act only where this failure cannot be: runbook -> the cause.
 
@@ -963,6 +965,12 @@ def _acting_elsewhere(
     service's failure, and its fix restarts or scales that service. Only a
     service the topology names is judged (one it does not name has guessed
     neighbours), and only a catalog that names incidents' services at all.
+    A runbook that fixed a precedent this same service paged for is not
+    judged either: the failure reached here by a path the graph does not
+    draw (a loader feeding a store a console's figures come from), and
+    memory saw it. Found on adtech, where pages of one audience failure lost
+    their fix to the graph; a precedent paged from a neighbour does not
+    count (so taken, it cost payments an answer the rule had gained).
     """
     if spec.service not in ctx.topology.services or ctx.guessed or unlisted(spec.service, ctx.catalog, ctx.topology):
         return {}
@@ -970,6 +978,8 @@ def _acting_elsewhere(
     out: dict[str, str] = {}
     for rb in remembered:
         if rb is None or rb in blocked:
+            continue
+        if any(s.memory.spec.service == spec.service for s in backers.get(rb, ())):
             continue
         services = ctx.catalog[rb].spec.services
         # A service the graph names without an edge (a NAT gateway, a shared
