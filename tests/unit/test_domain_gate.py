@@ -909,9 +909,22 @@ def _side(name: str, similarity: int, condition: float, denied: tuple[str, ...] 
     # A side whose words this incident denies is out of the weighing, and one side is left.
     ([_side("a", 77, 0.10), _side("b", 58, 0.08, ("idle",))], False),
     ([_side("a", 77, 0.10), _side("b", 58, 0.08, ("idle",)), _side("c", 50, 0.09)], True),
+    # Two sides tie on the words; the third, far behind in them, has the nearest memory: it takes no part,
+    # and the two that tie are only 2 points apart.
+    ([_side("a", 60, 0.15), _side("b", 58, 0.15), _side("c", 90, 0.03)], False),
+    ([_side("a", 60, 0.15), _side("b", 25, 0.15), _side("c", 90, 0.03)], True),
 ])
 def test_nearest_side_speaks_only_when_the_words_do_not_tell_the_sides_apart(sides, speaks: bool) -> None:
     assert recommend.nearest_side_speaks(sides) is speaks
+
+
+def test_a_side_clearly_behind_in_the_words_is_not_lifted_by_its_nearer_memory() -> None:
+    tied, far, behind = _side("a", 60, 0.15), _side("b", 25, 0.15), _side("c", 90, 0.03)
+    assert recommend.contenders([tied, far, behind]) == [tied, far]
+    line = side_reason(tied, [far, behind])
+    assert line.startswith("contradiction c: this incident resembles the side of inc-a (its nearest memory, "
+                           "similarity 60 against 25, fixed by a)"), line
+    assert line.endswith("; clearly behind in them: inc-c (0.03, fixed by c)"), line
 
 
 def test_a_runbook_that_undid_releases_is_offered_for_a_new_failure_right_after_a_release() -> None:
