@@ -471,8 +471,8 @@ def nearest_side_speaks(sides: Sequence[Side]) -> bool:
     """Some words say a condition, but two or more sides' conditions are about as much in them
     (`contenders`), and one of those sides' memory is clearly nearest (NEARER_SIDE). A side whose
     conditions are clearly behind takes no part: its nearer memory does not lift it over them."""
-    close = contenders(sides)
-    if len(close) < 2 or max(s.condition for s in close) <= 0:
+    close = contenders(sides)  # empty when no word says any side's condition
+    if len(close) < 2:
         return False
     near = sorted((s.similarity for s in close), reverse=True)
     return near[0] - near[1] >= NEARER_SIDE
