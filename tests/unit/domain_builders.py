@@ -148,7 +148,7 @@ def migration(
 
 
 def contradiction(
-    name: str, claims: Mapping[str, str], state: str = "open", topic: str = "kafka consumer lag"
+    name: str, claims: Mapping[str, str], state: str = "open", topic: str = "kafka consumer lag", note: str = ""
 ) -> Contradiction:
     return Contradiction(
         name=name,
@@ -157,7 +157,7 @@ def contradiction(
                 "topic": topic,
                 "memories": list(claims),
                 "claims": [{"memory": m, "claim": c} for m, c in claims.items()],
-                "resolution": {"state": state},
+                "resolution": {"state": state, "note": note},
             }
         ),
     )

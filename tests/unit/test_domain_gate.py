@@ -1002,3 +1002,67 @@ def test_a_precedent_that_declared_no_symptoms_is_not_read_as_lacking_one() -> N
     rec = assess(rejected, [memories[0], untagged], ctx).recommendation
     assert any(f"runbook {DKIM.name} was tried before under the same conditions and failed (inc-2)" in w
                for w in rec.warnings), rec.warnings
+
+
+# -- a reconciled note's thresholds, read against the values a page reports -------------------
+
+ADD_WORKERS = runbook("resizer-add-workers", ["image-resizer"], ["queue-backlog"])
+PURGE_CACHE = runbook("resizer-purge-origin-cache", ["image-resizer"], ["queue-backlog"])
+RESIZE_PAGE = "[FIRING:1] ResizeQueueDelay image-resizer"
+
+
+def _resize_page(name: str, ratio: int, delay: int = 7, **fields):
+    text = {"title": RESIZE_PAGE, "description": f"resize queue delay {delay}m; origin cache hit ratio {ratio}%",
+            "symptoms": ["queue-backlog"], "labels": {"alertname": "ResizeQueueDelay"}}
+    if name == "inc-new":
+        return incident(service="image-resizer", **text)
+    return memory(name, service="image-resizer", **text, **fields)
+
+
+def _cache_or_volume():
+    """Two pages of one alert, the same words but for a number: a surge with a warm cache (more
+    workers) and a cold cache (purge it; more workers failed first). A contradiction reconciled by a
+    note that gives each condition as a threshold, and a later page of the cold cache, not listed in it."""
+    surge = _resize_page("inc-1", 93, runbook=ADD_WORKERS.name)
+    cold = _resize_page("inc-2", 28, resolved_at=T0 + timedelta(days=10), runbook=PURGE_CACHE.name,
+                        actions=[(f"run runbook {ADD_WORKERS.name}", "failed"),
+                                 (f"run runbook {PURGE_CACHE.name}", "succeeded")])
+    again = _resize_page("inc-3", 31, delay=9, resolved_at=T0 + timedelta(days=30), runbook=PURGE_CACHE.name)
+    note = ("Both hold, under different conditions. Uploads surging with a warm cache (origin cache hit ratio "
+            "above 80%): add workers (resizer-add-workers). A cold or poisoned cache (origin cache hit ratio "
+            "under 50%): purge it (resizer-purge-origin-cache); more workers only wait on the origin.")
+    c = contradiction("resize-backlog", {"inc-1": "more workers drained the queue",
+                                         "inc-2": "more workers did not help; purging the cache did"},
+                      state="reconciled", topic="resize queue backlog", note=note)
+    return [surge, cold, again], context(catalog=[ADD_WORKERS, PURGE_CACHE], contradictions=[c])
+
+
+@pytest.mark.parametrize(("ratio", "side", "other"), [
+    (90, ADD_WORKERS.name, PURGE_CACHE.name),
+    (25, PURGE_CACHE.name, ADD_WORKERS.name),
+])
+def test_the_side_whose_threshold_the_page_meets_speaks(ratio: int, side: str, other: str) -> None:
+    memories, ctx = _cache_or_volume()
+    rec = assess(_resize_page("inc-new", ratio), memories, ctx).recommendation
+    assert rec.runbook == side, rec.reasons
+    line = next(r for r in rec.reasons if r.startswith("contradiction resize-backlog: this incident meets"))
+    bound = "above 80%" if side == ADD_WORKERS.name else "under 50%"
+    assert f"'origin cache hit ratio {ratio}%' meets 'origin cache hit ratio {bound}'" in line, line
+    assert f"(fixed by {other}): 'origin cache hit ratio {ratio}%' misses" in line, line
+
+
+def test_without_the_thresholds_the_words_cannot_tell_the_two_pages_apart(monkeypatch) -> None:
+    memories, ctx = _cache_or_volume()
+    monkeypatch.setattr(recommend, "note_readings", lambda c, runbooks, values: [[] for _ in runbooks])
+    warm = assess(_resize_page("inc-new", 90), memories, ctx).recommendation
+    cold = assess(_resize_page("inc-new", 25), memories, ctx).recommendation
+    assert warm.runbook == cold.runbook, (warm.reasons, cold.reasons)
+
+
+def test_a_value_in_another_unit_or_of_another_quantity_reads_nothing() -> None:
+    memories, ctx = _cache_or_volume()
+    for description in ("resize queue delay 8m; origin cache hit ratio 0.9", "resize queue delay 8m; cpu 90%"):
+        page = incident(service="image-resizer", title=RESIZE_PAGE, description=description,
+                        symptoms=["queue-backlog"])
+        rec = assess(page, memories, ctx).recommendation
+        assert not any("this incident meets the condition" in r for r in rec.reasons), rec.reasons

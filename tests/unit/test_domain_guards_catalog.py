@@ -327,3 +327,36 @@ def test_a_migration_date_with_a_time_keeps_its_offset(written: str, moment: str
 def test_a_migration_date_that_is_no_time_is_refused_with_what_it_reads() -> None:
     with pytest.raises(ValueError, match="neither a day"):
         MigrationSpec.model_validate({"targetService": "x", "migrationDate": "next tuesday at noon"})
+
+
+# A runbook written after a manual fix, in other words than the fix's: its title and step say
+# "evict", "reload" and "config" where the fix said "dropped the poisoned entries".
+RELOAD = runbook("cdn-reload-edge-config", ["redis-cluster"], ["latency-spike"],
+                 title="evict and reload the edge config")
+RESTART = runbook("redis-restart-pods", ["redis-cluster"], ["latency-spike"], title="restart the cache pods")
+POISONED = {"title": "cache answers stale prices", "symptoms": ["latency-spike"]}
+
+
+def _fixed_by_hand(summary: str, actions=(("dropped the poisoned entries by hand", "succeeded"),)):
+    return memory("inc-1", service="redis-cluster", **POISONED,
+                  res=resolution(None, actions, rootCause="a bad import poisoned the price keys", summary=summary))
+
+
+def test_a_runbook_the_confirmed_outcome_names_describes_the_manual_fix_whatever_the_word_match() -> None:
+    catalog = {RELOAD.name: RELOAD, RESTART.name: RESTART}
+    page = spec("redis-cluster", **POISONED)
+    silent = _fixed_by_hand("Prices were right again within minutes.")
+    assert runbook_for_fix(page, [silent], catalog, TOPOLOGY) is None  # the words alone do not reach the bar
+    named = _fixed_by_hand("Prices were right again within minutes; written up as cdn-reload-edge-config.")
+    match = runbook_for_fix(page, [named], catalog, TOPOLOGY)
+    assert match is not None and (match.runbook, match.cited) == (RELOAD.name, True)
+    assert match.why() == f"runbook {RELOAD.name} describes the manual fix of inc-1 (a confirmed outcome names it)"
+
+
+def test_a_named_runbook_must_be_for_what_the_incident_shows_and_a_longer_name_does_not_name_it() -> None:
+    named = _fixed_by_hand("Written up as cdn-reload-edge-config.")
+    # The incident shows something the runbook is not declared for: the outcome's word does not make it fit.
+    assert runbook_for_fix(spec("redis-cluster", title="disk full", symptoms=["disk-full"]), [named],
+                           {RELOAD.name: RELOAD}, TOPOLOGY) is None
+    longer = _fixed_by_hand("Written up as cdn-reload-edge-config-v2.")
+    assert runbook_for_fix(spec("redis-cluster", **POISONED), [longer], {RELOAD.name: RELOAD}, TOPOLOGY) is None

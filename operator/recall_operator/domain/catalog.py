@@ -14,7 +14,7 @@ from datetime import datetime
 
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Runbook
 from recall_operator.domain.similarity import LEXICAL_SATURATION, LexicalScorer, incident_words, overlap
-from recall_operator.domain.text import tokens
+from recall_operator.domain.text import mentions, tokens
 from recall_operator.domain.topology import Topology
 
 # Below this fit a runbook is not offered at all: service or symptoms alone do not make a fix.
@@ -238,12 +238,17 @@ class FixMatch:
     runbook: str
     relevance: float  # 0..1, the lexical term's measure
     precedents: tuple[str, ...]  # whose fixes it describes
+    cited: bool = False  # a precedent's confirmed outcome names the runbook
 
     def why(self) -> str:
-        return (
-            f"runbook {self.runbook} describes the manual fix of {', '.join(self.precedents)} "
-            f"(word match {self.relevance:.2f})"
-        )
+        how = "a confirmed outcome names it" if self.cited else f"word match {self.relevance:.2f}"
+        return f"runbook {self.runbook} describes the manual fix of {', '.join(self.precedents)} ({how})"
+
+
+def cites(memory: EpisodicMemory, runbook: str) -> bool:
+    """Whether a past incident's confirmed root cause or summary names the runbook ("written up as ...")."""
+    res = memory.resolution
+    return mentions(res.root_cause, runbook) or mentions(res.summary, runbook)
 
 
 def runbook_for_fix(
@@ -267,20 +272,33 @@ def runbook_for_fix(
     Leave-one-history-out this moves no answer on dev or dev2; on dev3 a truly
     novel incident is no longer offered another failure's runbook, and two
     wrong runbooks become none (runbook@1 +0.011).
+
+    A runbook that a precedent's confirmed outcome names ("written up as
+    compactor-mark-block-no-compact") is the one, whatever the word match:
+    the person who confirmed the fix said so. A runbook tried and failed there
+    is among `excluded` (recommend._describing_manual_fix), so "X did not
+    help" does not count. (Session 52, on the observability history: a
+    match of 0.23 under the bar lost the runbook its outcome named; no answer
+    moved on the twelve other histories.)
     """
     if not precedents:
         return None
     services = {spec.service, *(p.spec.service for p in precedents)}
     near = services.union(*(topology.neighbours(s) for s in services))
     skip = set(excluded)
-    names = [n for n, rb in sorted(catalog.items())
-             if n not in skip and (near.intersection(rb.spec.services) or not rb.spec.services)]
-    if not names:
+    candidates = [n for n, rb in sorted(catalog.items())
+                  if n not in skip and (near.intersection(rb.spec.services) or not rb.spec.services)]
+    if not candidates:
         return None
     query = [w for p in precedents for w in fix_words(p)] + incident_words(spec)
     counted = words or CatalogWords(catalog)
-    scorer = LexicalScorer.of_counts([counted(n) for n in names])
-    relevance, best = max(zip(scorer.relevances(query), names))
+    scored = list(zip(LexicalScorer.of_counts([counted(n) for n in candidates]).relevances(query), candidates))
+    whose = tuple(p.incident for p in precedents)
+    cited = [(r, n) for r, n in scored if any(cites(p, n) for p in precedents) and addresses(spec, catalog[n])]
+    if cited:
+        relevance, best = max(cited)
+        return FixMatch(best, round(relevance, 3), whose, cited=True)
+    relevance, best = max(scored)
     if relevance < FIX_MATCH_BAR or not addresses(spec, catalog[best]):
         return None
-    return FixMatch(best, round(relevance, 3), tuple(p.incident for p in precedents))
+    return FixMatch(best, round(relevance, 3), whose)

@@ -52,6 +52,14 @@ class Side:
     similarity: int  # of its memory closest to this incident
     condition: float = 0.0  # how much of this incident's words its claims and root causes say
     denied: tuple[str, ...] = ()  # words of its claims and root causes that this incident says are not happening
+    # This incident's values read against the thresholds its reconciled note gives this side
+    # (recommend.note_readings): the ones that meet them, and the ones that miss them.
+    met: tuple[str, ...] = ()
+    missed: tuple[str, ...] = ()
+
+    @property
+    def thresholds_held(self) -> int:
+        return len(self.met) - len(self.missed)
 
 
 @dataclass(frozen=True)

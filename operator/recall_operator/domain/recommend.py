@@ -9,6 +9,7 @@ stale); the gate's policy chain (gate.py) decides the mode from it.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -71,7 +72,8 @@ from recall_operator.domain.similarity import (
     shortly_after_release,
 )
 from recall_operator.domain.symptoms import read_symptoms
-from recall_operator.domain.text import stem, tokens
+from recall_operator.domain.text import mentions, stem, tokens
+from recall_operator.domain.thresholds import READ_TEXT, Reading, Value, read_against, reported_values, stated_thresholds
 from recall_operator.domain.topology import IgnoredTopology, Topology, filled_in
 
 
@@ -396,6 +398,13 @@ def contradiction_sides(
     applies. On a tie, the side confirmed last, which was written knowing the
     other.
 
+    A reconciled note that gives a side's condition as a number ("top tenant
+    under about 10% of in-memory series: add ingesters (ingester-scale-out)")
+    is read against the value this incident reports for it (`note_readings`):
+    the side whose thresholds it meets comes before one whose thresholds it
+    misses, whatever the words and the memories say. Only a number can tell
+    two pages of one alert apart when the alert's text is the same on both.
+
     A report that says the other condition is absent ("nothing idle in
     transaction", "no sandbox near the time limit") repeats that condition's
     words while ruling it out, so a side whose claims or causes name what this
@@ -405,6 +414,7 @@ def contradiction_sides(
     by_name = {s.memory.incident: s for s in pool}
     names = {s.memory.incident for s in evidence}
     denied = denied_symptoms(incident.spec)
+    values = reported_values(f"{incident.spec.title}; {incident.spec.description}")
     out: list[list[Side]] = []
     for c in contradictions:
         if not names.intersection(c.spec.memories):
@@ -424,17 +434,41 @@ def contradiction_sides(
             for _, ms in groups
         ]
         conditions = LexicalScorer(documents).relevances(incident_words(incident.spec))
+        readings = note_readings(c, [rb for rb, _ in groups], values)
         sides = [
             Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms), round(condition, 3),
-                 tuple(sorted({denied[stem(w)] for w in document if stem(w) in denied})))
-            for (rb, ms), condition, document in zip(groups, conditions, documents)
+                 tuple(sorted({denied[stem(w)] for w in document if stem(w) in denied})),
+                 tuple(r.says() for r in read if r.met), tuple(r.says() for r in read if not r.met))
+            for (rb, ms), condition, document, read in zip(groups, conditions, documents, readings)
         ]
         newest = {side.runbook: max(by_name[m].memory.resolved_at for m in side.memories) for side in sides}
         close = {sd.runbook for sd in contenders(sides)} if nearest_side_speaks(sides) else set()
-        out.append(sorted(sides, key=lambda sd: (bool(sd.denied), sd.runbook not in close,
+        out.append(sorted(sides, key=lambda sd: (bool(sd.denied), -sd.thresholds_held, sd.runbook not in close,
                                                   -sd.similarity if sd.runbook in close else 0, -sd.condition,
                                                   -newest[sd.runbook].timestamp())))
     return out
+
+
+def note_readings(contradiction: Contradiction, runbooks: Sequence[str | None],
+                  values: list[Value]) -> list[list[Reading]]:
+    """For each side (by its runbook), this incident's values read against the thresholds its reconciled note
+    gives that side: a sentence of the note that names one side's runbook, and no other, states that side's condition.
+
+    Chosen on the observability history (session 52), where two pages of one alert, on either side of a
+    contradiction, differed only in their numbers: two answers gained, and none moved on the other histories.
+    """
+    res = contradiction.spec.resolution
+    out: list[list[Reading]] = [[] for _ in runbooks]
+    if res.state != "reconciled" or not values:
+        return out
+    for sentence in _SENTENCE.split(res.note[:READ_TEXT]):
+        named = [i for i, rb in enumerate(runbooks) if rb and mentions(sentence, rb)]
+        if len(named) == 1:
+            out[named[0]] += read_against(stated_thresholds(sentence), values)
+    return out
+
+
+_SENTENCE = re.compile(r"(?<=[.;])\s+")
 
 
 # A side's conditions speak for this incident when its claims and causes say
@@ -498,6 +532,12 @@ def side_reason(near: Side, others: Sequence[Side]) -> str:
     if ruled:
         return head + "".join(f"; its report denies {', '.join(repr(w) for w in o.denied)}, which the side of "
                               f"{', '.join(o.memories)} (fixed by {o.runbook or 'hand'}) names" for o in ruled)
+    if others and near.thresholds_held > max(o.thresholds_held for o in others):
+        return (f"contradiction {near.contradiction}: this incident meets the condition its reconciled note gives "
+                f"the side of {', '.join(near.memories)} (fixed by {near.runbook or 'hand'}): "
+                f"{'; '.join([*near.met, *near.missed])}"
+                + "".join(f"; for the side of {', '.join(o.memories)} (fixed by {o.runbook or 'hand'}): "
+                          f"{'; '.join([*o.met, *o.missed])}" for o in others if o.met or o.missed))
     if nearest_side_speaks([near, *others]):
         close = contenders([near, *others])
         rivals, behind = [o for o in others if o in close], [o for o in others if o not in close]
@@ -655,7 +695,7 @@ def gather(
 
     by_name = {s.memory.incident: s for s in scored}
     sides = contradiction_sides(incident, ctx.contradictions, members, scored, fix_of)
-    overruled, linked, why = _near_sides(sides, ctx.contradictions, members, by_name)
+    overruled, linked, why = _near_sides(sides, ctx.contradictions, members, by_name, fix_of)
     reasons += why
     for name, release in sorted(release_failures.items()):
         overruled.add(name)
@@ -778,7 +818,8 @@ def gather(
 
     manual = None
     if chosen is not None and chosen.runbook is not None and chosen.described:
-        manual = FixMatch(chosen.runbook, max(described[n].relevance for n in chosen.described), chosen.described)
+        manual = FixMatch(chosen.runbook, max(described[n].relevance for n in chosen.described), chosen.described,
+                          cited=any(described[n].cited for n in chosen.described))
     return Gathered(
         Evidence(
             **bars, fixes=fixes, chosen=chosen, actionability=score, leader_stale=leader_stale, failed=failed,
@@ -819,11 +860,19 @@ def chosen_fix(fixes: Sequence[Fix], disagreement_share: float) -> Fix | None:
 
 def _near_sides(
     sides: Sequence[Sequence[Side]], contradictions: Sequence[Contradiction], members: Sequence[ScoredMemory],
-    by_name: Mapping[str, ScoredMemory],
+    by_name: Mapping[str, ScoredMemory], fix_of: Callable[[EpisodicMemory], str | None],
 ) -> tuple[set[str], list[ScoredMemory], list[str]]:
     """Contradictions: the side nearest this incident speaks; the others' votes and failures
     belong to other conditions. The memories overruled, the near sides' memories that join
-    the evidence, and the reasons (which side, and a reconciliation's note)."""
+    the evidence, and the reasons (which side, and a reconciliation's note).
+
+    When the reconciled note's thresholds chose the side (`note_readings`), every precedent
+    fixed by another side's runbook is of that side's condition too, listed in the
+    contradiction or not: the numbers say this incident is not. (On the observability
+    history two later incidents of the other condition out-voted the side the numbers chose;
+    counting every such precedent out whichever way the side was chosen gained three answers
+    and lost three over the thirteen histories, so only the numbers do it.)
+    """
     overruled: set[str] = set()
     linked: list[ScoredMemory] = []
     reasons: list[str] = []
@@ -832,6 +881,9 @@ def _near_sides(
         near, others = ranked_sides[0], ranked_sides[1:]
         for side in others:
             overruled.update(side.memories)
+        if others and near.thresholds_held > max(o.thresholds_held for o in others):
+            other_fixes = {o.runbook for o in others if o.runbook} - {near.runbook}
+            overruled.update(m.memory.incident for m in members if fix_of(m.memory) in other_fixes)
         linked += [by_name[m] for m in near.memories if by_name[m] not in members and by_name[m] not in linked]
         reasons.append(side_reason(near, others))
         said = reconciled_reason(by_contradiction[near.contradiction])

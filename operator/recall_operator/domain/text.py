@@ -73,6 +73,12 @@ def service_name_words(service: str) -> Callable[[str], bool]:
     return lambda word: word in words or tuple(p for p in _SPLIT.split(word) if p) == name
 
 
+def mentions(text: str, name: str) -> bool:
+    """Whether the text names an object (a runbook, a service) as a whole word: `scale-out` is
+    not named by `ingester-scale-out`, nor `rollback` by `rollback-release`."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
 def tokens_cache_clear() -> None:
     """Forget the cached tokens (for a tool that changes how text is split while it runs)."""
     _tokens.cache_clear()
