@@ -93,6 +93,12 @@ RULES: tuple[Rule, ...] = (
     Rule("nearest_side", recommend, "nearest_side_speaks", lambda _: lambda sides: False),
     # A runbook's failure counts against it even where the precedent lacked what it is declared for.
     Rule("failure_conditions", recommend, "_condition_absent", lambda _: lambda spec, memory, runbook, catalog: ()),
+    # A reconciled note's thresholds are not read against the values a page reports.
+    Rule("note_thresholds", recommend, "note_readings", lambda _: lambda c, runbooks, values: [[] for _ in runbooks]),
+    # A runbook a manual fix's confirmed outcome names describes it only as far as the words match.
+    Rule("cited_fix", catalog, "cites", lambda _: lambda memory, runbook: False),
+    # A stale fix is replaced by the best fit for the page, not by the runbook declared for what it was.
+    Rule("successor", recommend, "successor", lambda _: lambda spec, stale, catalog, topology, excluded=(): None),
     # The matches are listed in their similarity's order, whatever runbook the answer recommends.
     Rule("where_it_worked", recommend, "lead_with_where_it_worked", lambda _: lambda top, runbook: list(top)),
 )

@@ -22,7 +22,7 @@ from recall_operator.domain.recommend import Settings, assess, gather, side_reas
 from recall_operator.domain.similarity import Breakdown, ScoredMemory, incident_words, score_candidates
 from recall_operator.domain.text import tokens
 from recall_operator.domain.topology import Topology
-from domain_builders import T0, context, contradiction, incident, memory, resolution, runbook, spec
+from domain_builders import T0, context, contradiction, incident, memory, migration, resolution, runbook, spec
 
 BASE = Evidence(best=80, novel_bar=55, actionable_bar=60, actionability=70)
 FIX = Fix("fix-a", 80.0, ran_in=("inc-1",))
@@ -1066,3 +1066,23 @@ def test_a_value_in_another_unit_or_of_another_quantity_reads_nothing() -> None:
                         symptoms=["queue-backlog"])
         rec = assess(page, memories, ctx).recommendation
         assert not any("this incident meets the condition" in r for r in rec.reasons), rec.reasons
+
+
+# -- a stale runbook's successor -------------------------------------------------------------
+
+def test_the_replacement_for_a_stale_fix_is_its_successor_not_the_page_s_best_fit() -> None:
+    old = runbook("redis-vm-flush-keys", ["redis-cluster", "cart-service"], ["latency-spike", "timeout", "evictions"])
+    new = runbook("redis-managed-flush-keys", ["redis-cluster", "cart-service"], ["latency-spike", "timeout", "evictions"])
+    sessions = runbook("cart-trim-sessions", ["cart-service"], ["timeout"])
+    text = {"title": "cart requests timing out", "description": "cart lookups time out against the cache",
+            "symptoms": ["timeout"]}
+    flushed = memory("inc-1", service="cart-service", runbook=old.name, **text)
+    moved = migration("redis-to-managed", "redis-cluster", [old.name], when=T0 + timedelta(days=14))
+    ctx = context(catalog=[old, new, sessions], migrations=[moved])
+    rec = assess(incident(service="cart-service", **text), [flushed], ctx).recommendation
+    assert rec.runbook == new.name, rec.reasons
+    assert any(r.endswith(f"declared for what {old.name} was (100% of it): its successor)") for r in rec.reasons), rec.reasons
+    # Without a successor in the catalog, the page's best fit is offered, as before.
+    alone = assess(incident(service="cart-service", **text), [flushed], context(catalog=[old, sessions],
+                                                                               migrations=[moved])).recommendation
+    assert alone.runbook == sessions.name, alone.reasons

@@ -15,6 +15,7 @@ from recall_operator.domain.catalog import (
     covers,
     described_by_words,
     runbook_for_fix,
+    successor,
     unlisted,
 )
 from recall_operator.domain.guards import (
@@ -360,3 +361,36 @@ def test_a_named_runbook_must_be_for_what_the_incident_shows_and_a_longer_name_d
                            {RELOAD.name: RELOAD}, TOPOLOGY) is None
     longer = _fixed_by_hand("Written up as cdn-reload-edge-config-v2.")
     assert runbook_for_fix(spec("redis-cluster", **POISONED), [longer], {RELOAD.name: RELOAD}, TOPOLOGY) is None
+
+
+# A migration made the VM runbook stale; the team wrote its successor for the managed cluster,
+# declared for the same services and symptoms. Another failure's runbook shares the page's symptom
+# and lists the paging service alone, so it fits the page as well or better.
+OLD_FLUSH = runbook("redis-vm-flush-keys", ["redis-cluster", "cart-service"], ["latency-spike", "timeout", "evictions"])
+NEW_FLUSH = runbook("redis-managed-flush-keys", ["redis-cluster", "cart-service"],
+                    ["latency-spike", "timeout", "evictions"])
+SESSIONS = runbook("cart-trim-sessions", ["cart-service"], ["timeout"])
+SLOW_CART = spec("cart-service", title="cart requests timing out", symptoms=["timeout"])
+
+
+def test_a_stale_runbook_s_successor_is_the_one_declared_for_what_it_was() -> None:
+    catalog = {rb.name: rb for rb in (OLD_FLUSH, NEW_FLUSH, SESSIONS)}
+    fit = successor(SLOW_CART, OLD_FLUSH.name, catalog, TOPOLOGY, excluded={OLD_FLUSH.name})
+    assert fit is not None and fit.runbook == NEW_FLUSH.name
+    assert fit.why.endswith(f"declared for what {OLD_FLUSH.name} was (100% of it): its successor"), fit.why
+    # The best fit for the page alone is not it: that is what the successor is asked for.
+    assert catalog_fit(SLOW_CART, SESSIONS, TOPOLOGY).fit >= catalog_fit(SLOW_CART, NEW_FLUSH, TOPOLOGY).fit
+
+
+@pytest.mark.parametrize(("stale", "candidate", "page"), [
+    # Nothing declared to compare: listing the same services alone does not make a successor.
+    (runbook("redis-vm-flush-keys", ["redis-cluster", "cart-service"]),
+     runbook("redis-managed-flush-keys", ["redis-cluster", "cart-service"]), SLOW_CART),
+    # Less than half of what the stale one was declared for.
+    (OLD_FLUSH, runbook("redis-managed-flush-keys", ["redis-cluster"], ["timeout", "disk-full", "5xx"]), SLOW_CART),
+    # A successor that is not for what this incident shows.
+    (OLD_FLUSH, NEW_FLUSH, spec("cart-service", title="cart disk full", symptoms=["disk-full"])),
+])
+def test_no_successor_without_a_shared_declaration_or_for_another_symptom(stale, candidate, page) -> None:
+    catalog = {stale.name: stale, candidate.name: candidate}
+    assert successor(page, stale.name, catalog, TOPOLOGY, excluded={stale.name}) is None

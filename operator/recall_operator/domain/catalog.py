@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from recall_operator.domain.models import EpisodicMemory, IncidentSpec, Runbook
@@ -164,6 +164,46 @@ def best_catalog_fit(
     # Where a runbook applies is not what it fixes: unless it is for what is seen it is not offered.
     fits = [f for f in fits if f.fit >= CATALOG_FIT_BAR and f.for_what_is_seen]
     return max(fits, key=lambda f: f.fit, default=None)
+
+
+# A runbook is a stale one's successor when they share at least this much of what they are
+# declared for (their services and symptoms, as one set): written for the new architecture to do
+# the old one's job. Every value from 0.3 to 0.7 gives the same answers on the thirteen histories.
+SUCCESSOR_SHARE = 0.5
+
+
+def successor(spec: IncidentSpec, stale: str, catalog: Mapping[str, Runbook], topology: Topology,
+              excluded: Iterable[str] = ()) -> CatalogFit | None:
+    """The catalog runbook that took over from a stale one, when it fits this incident.
+
+    A migration makes a runbook stale, and the team writes its successor for the new
+    architecture: the same services, the same symptoms, other steps. The best fit for the
+    paging service alone can be another failure's runbook that shares the page's one symptom
+    (observability: after the Kafka move, a 5xx page at the gateway was offered the ingester
+    ring's runbook, not the new broker-volume one declared for all the old one was).
+    The two must share a declared symptom, and the successor be for what this incident shows.
+    Chosen on the observability history (session 52): observability and learning gain an
+    answer each; nothing else moves on the thirteen histories, the dev variants or travel.
+    Without the shared symptom, dev's variant whose runbooks declare none lost an answer to
+    a runbook that only listed the same services.
+    """
+    old = catalog[stale].spec
+    declared = set(old.services) | {f"symptom {t}" for t in old.symptoms}
+    best: tuple[float, str] | None = None
+    skip = set(excluded) | {stale}
+    for name, rb in sorted(catalog.items()):
+        if name in skip or not set(old.symptoms) & set(rb.spec.symptoms) or not addresses(spec, rb):
+            continue
+        own = set(rb.spec.services) | {f"symptom {t}" for t in rb.spec.symptoms}
+        share = len(declared & own) / len(declared | own)
+        if share >= SUCCESSOR_SHARE and (best is None or share > best[0]):
+            best = (share, name)
+    if best is None:
+        return None
+    fit = catalog_fit(spec, catalog[best[1]], topology)
+    if fit.fit < CATALOG_FIT_BAR:
+        return None
+    return replace(fit, why=f"{fit.why}; declared for what {stale} was ({best[0]:.0%} of it): its successor")
 
 
 def written_since(

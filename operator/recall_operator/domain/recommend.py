@@ -24,6 +24,7 @@ from recall_operator.domain.catalog import (
     addresses,
     best_catalog_fit,
     runbook_for_fix,
+    successor,
     unlisted,
     written_since,
 )
@@ -1081,11 +1082,16 @@ def _replacement(
 ) -> CatalogFit | None:
     """A catalog runbook to try where memory's fix is blocked.
 
-    When a migration made the fix stale, the replacement is a runbook for the
-    migrated service (the precedent's fix acted there, whichever service paged);
-    otherwise, the best fit for the paging service.
+    When a migration made the fix stale, the replacement is the stale
+    runbook's successor, when the catalog has one (catalog.successor); else a
+    runbook for the migrated service (the precedent's fix acted there,
+    whichever service paged); otherwise, the best fit for the paging service.
     """
     stale = stale_runbooks(ctx.migrations, ctx.now)
+    for rb in stale_fixes:
+        after = successor(incident.spec, rb, ctx.catalog, ctx.topology, excluded) if rb and rb in ctx.catalog else None
+        if after is not None:
+            return after
     targets = {m.spec.target_service for m in ctx.migrations if m.name in {stale.get(rb or "") for rb in stale_fixes}}
     fits = [
         best_catalog_fit(incident.spec.model_copy(update={"service": t}), ctx.catalog, ctx.topology, excluded)
