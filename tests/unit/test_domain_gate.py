@@ -1045,9 +1045,10 @@ def test_the_side_whose_threshold_the_page_meets_speaks(ratio: int, side: str, o
     memories, ctx = _cache_or_volume()
     rec = assess(_resize_page("inc-new", ratio), memories, ctx).recommendation
     assert rec.runbook == side, rec.reasons
-    line = next(r for r in rec.reasons if r.startswith("contradiction resize-backlog: this incident meets"))
+    line = next(r for r in rec.reasons if r.startswith("contradiction resize-backlog: read against the thresholds"))
     bound = "above 80%" if side == ADD_WORKERS.name else "under 50%"
-    assert f"'origin cache hit ratio {ratio}%' meets 'origin cache hit ratio {bound}'" in line, line
+    assert f"put it on the side of inc-{1 if side == ADD_WORKERS.name else 2}" in line, line
+    assert f"(fixed by {side}): 'origin cache hit ratio {ratio}%' meets 'origin cache hit ratio {bound}'" in line, line
     assert f"(fixed by {other}): 'origin cache hit ratio {ratio}%' misses" in line, line
 
 
@@ -1065,7 +1066,7 @@ def test_a_value_in_another_unit_or_of_another_quantity_reads_nothing() -> None:
         page = incident(service="image-resizer", title=RESIZE_PAGE, description=description,
                         symptoms=["queue-backlog"])
         rec = assess(page, memories, ctx).recommendation
-        assert not any("this incident meets the condition" in r for r in rec.reasons), rec.reasons
+        assert not any("read against the thresholds" in r for r in rec.reasons), rec.reasons
 
 
 # -- a stale runbook's successor -------------------------------------------------------------
@@ -1086,3 +1087,17 @@ def test_the_replacement_for_a_stale_fix_is_its_successor_not_the_page_s_best_fi
     alone = assess(incident(service="cart-service", **text), [flushed], context(catalog=[old, sessions],
                                                                                migrations=[moved])).recommendation
     assert alone.runbook == sessions.name, alone.reasons
+
+
+@pytest.mark.parametrize(("sentence", "side"), [
+    ("A cold cache (hit ratio under 50%): purge it (resizer-purge-origin-cache).", 1),
+    # Both named: the sentence speaks of neither alone.
+    ("Not resizer-add-workers but resizer-purge-origin-cache when the cache is cold.", None),
+    # No name, but the words of one side's fix that the other's name lacks.
+    ("When the hit ratio is above 80%, add workers.", 0),
+    ("If the origin is cold, purge the origin cache.", 1),
+    # Only the words both names share ("resizer"): no side.
+    ("The resizer queue is the first thing to look at.", None),
+])
+def test_a_sentence_of_a_reconciled_note_speaks_of_the_side_it_names_or_whose_fix_it_says(sentence, side) -> None:
+    assert recommend.note_side(sentence, [ADD_WORKERS.name, PURGE_CACHE.name, None]) == side

@@ -453,20 +453,40 @@ def contradiction_sides(
 def note_readings(contradiction: Contradiction, runbooks: Sequence[str | None],
                   values: list[Value]) -> list[list[Reading]]:
     """For each side (by its runbook), this incident's values read against the thresholds its reconciled note
-    gives that side: a sentence of the note that names one side's runbook, and no other, states that side's condition.
+    gives that side (`note_side`: the side a sentence of the note speaks of).
 
     Chosen on the observability history (session 52), where two pages of one alert, on either side of a
     contradiction, differed only in their numbers: two answers gained, and none moved on the other histories.
+    Sentences that name no runbook but say one side's fix in words ("add consumers") gained dev3 and clinics
+    an answer each, and lost none on the thirteen histories or the dev variants.
     """
     res = contradiction.spec.resolution
     out: list[list[Reading]] = [[] for _ in runbooks]
     if res.state != "reconciled" or not values:
         return out
     for sentence in _SENTENCE.split(res.note[:READ_TEXT]):
-        named = [i for i, rb in enumerate(runbooks) if rb and mentions(sentence, rb)]
-        if len(named) == 1:
-            out[named[0]] += read_against(stated_thresholds(sentence), values)
+        side = note_side(sentence, runbooks)
+        if side is not None:
+            out[side] += read_against(stated_thresholds(sentence), values)
     return out
+
+
+def note_side(sentence: str, runbooks: Sequence[str | None]) -> int | None:
+    """The side (its index in `runbooks`) a sentence of a reconciled note speaks of, if one.
+
+    The sentence names that side's runbook and no other's; or, naming none, it says more
+    of the words of that runbook's name that the other sides' names lack ("add consumers"
+    for ingest-scale-consumers against ingest-enlarge-insert-batches) than of any other's.
+    """
+    named = [i for i, rb in enumerate(runbooks) if rb and mentions(sentence, rb)]
+    if named:
+        return named[0] if len(named) == 1 else None
+    own = [{stem(w) for w in tokens(rb.replace("-", " "))} if rb else set() for rb in runbooks]
+    shared = set.intersection(*(o for o in own if o)) if any(own) else set()
+    said = {stem(w) for w in tokens(sentence)}
+    hits = [len((o - shared) & said) for o in own]
+    best = max(hits, default=0)
+    return hits.index(best) if best and hits.count(best) == 1 else None
 
 
 _SENTENCE = re.compile(r"(?<=[.;])\s+")
@@ -534,11 +554,11 @@ def side_reason(near: Side, others: Sequence[Side]) -> str:
         return head + "".join(f"; its report denies {', '.join(repr(w) for w in o.denied)}, which the side of "
                               f"{', '.join(o.memories)} (fixed by {o.runbook or 'hand'}) names" for o in ruled)
     if others and near.thresholds_held > max(o.thresholds_held for o in others):
-        return (f"contradiction {near.contradiction}: this incident meets the condition its reconciled note gives "
-                f"the side of {', '.join(near.memories)} (fixed by {near.runbook or 'hand'}): "
-                f"{'; '.join([*near.met, *near.missed])}"
-                + "".join(f"; for the side of {', '.join(o.memories)} (fixed by {o.runbook or 'hand'}): "
-                          f"{'; '.join([*o.met, *o.missed])}" for o in others if o.met or o.missed))
+        read = "; ".join(f"the side of {', '.join(o.memories)} (fixed by {o.runbook or 'hand'}): "
+                         f"{'; '.join([*o.met, *o.missed])}" for o in [near, *others] if o.met or o.missed)
+        return (f"contradiction {near.contradiction}: read against the thresholds its reconciled note gives "
+                f"each side, this incident's values put it on the side of {', '.join(near.memories)} "
+                f"(fixed by {near.runbook or 'hand'}): {read}")
     if nearest_side_speaks([near, *others]):
         close = contenders([near, *others])
         rivals, behind = [o for o in others if o in close], [o for o in others if o not in close]
