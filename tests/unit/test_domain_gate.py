@@ -1101,3 +1101,46 @@ def test_the_replacement_for_a_stale_fix_is_its_successor_not_the_page_s_best_fi
 ])
 def test_a_sentence_of_a_reconciled_note_speaks_of_the_side_it_names_or_whose_fix_it_says(sentence, side) -> None:
     assert recommend.note_side(sentence, [ADD_WORKERS.name, PURGE_CACHE.name, None]) == side
+
+
+# -- a failure under the other side's condition does not bar a runbook from its own side --------
+
+POOL = runbook("checkout-raise-db-pool", ["checkout-api"], ["timeout"], title="raise the checkout database pool")
+BYPASS = runbook("checkout-bypass-fraud-check", ["checkout-api"], ["timeout"],
+                 title="bypass the fraud check at checkout while the fraud vendor's scoring API is slow")
+
+
+def _pool_or_fraud_check():
+    """Checkout timeouts under two conditions: the database pool ran out (raise it), or the fraud
+    check went slow (bypassed by hand; a runbook for that was written afterwards). In inc-3, a pool
+    exhaustion, the bypass runbook was tried first and failed."""
+    text = {"title": "checkout requests timing out", "symptoms": ["timeout"]}
+    pool = memory("inc-1", service="checkout-api", runbook=POOL.name,
+                  description="every connection of the checkout database pool is taken", **text)
+    fraud = memory("inc-2", service="checkout-api", resolved_at=T0 + timedelta(days=5), **text,
+                   description="the fraud check answers in 20 seconds; checkout waits on it",
+                   res=resolution(None, [(f"run runbook {POOL.name}", "failed"),
+                                         ("bypassed the slow fraud check at checkout by hand", "succeeded")],
+                                  rootCause="the fraud vendor's scoring API slowed down"))
+    pool_again = memory("inc-3", service="checkout-api", resolved_at=T0 + timedelta(days=20), runbook=POOL.name,
+                        description="checkout database pool exhausted again", **text,
+                        actions=[(f"run runbook {BYPASS.name}", "failed"), (f"run runbook {POOL.name}", "succeeded")])
+    c = contradiction("checkout-timeouts", {"inc-1": "raising the database pool fixed it",
+                                            "inc-2": "raising the pool did nothing; the fraud check was slow",
+                                            "inc-3": "the pool again; bypassing the fraud check did nothing"},
+                      topic="checkout timeouts")
+    return [pool, fraud, pool_again], context(catalog=[POOL, BYPASS], contradictions=[c])
+
+
+def test_a_runbook_that_failed_under_the_other_condition_still_describes_this_side_s_manual_fix() -> None:
+    memories, ctx = _pool_or_fraud_check()
+    slow_check = incident(service="checkout-api", title="checkout requests timing out", symptoms=["timeout"],
+                          description="the fraud check is slow again, checkout waits on its answers")
+    rec = assess(slow_check, memories, ctx).recommendation
+    assert rec.runbook == BYPASS.name, rec.reasons
+    assert f"runbook {BYPASS.name} describes the manual fix of inc-2" in " ".join(rec.reasons), rec.reasons
+    # The pool's side: the failure of the bypass there stands, as it did.
+    exhausted = incident(service="checkout-api", title="checkout requests timing out", symptoms=["timeout"],
+                         description="every connection of the checkout database pool is taken again")
+    pool_rec = assess(exhausted, memories, ctx).recommendation
+    assert pool_rec.runbook == POOL.name, pool_rec.reasons

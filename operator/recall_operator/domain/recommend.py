@@ -696,8 +696,8 @@ def gather(
         rb = memory.resolution.runbook
         return rb is not None and rb in ctx.catalog and not addresses(spec, ctx.catalog[rb])
 
-    unusable = set(stale) | set(failed_before([s.memory for s in precedents if not another_failure(s.memory)],
-                                              ctx.catalog.keys(), proven, fared))
+    own_failures = [s.memory for s in precedents if not another_failure(s.memory)]
+    unusable = set(stale) | set(failed_before(own_failures, ctx.catalog.keys(), proven, fared))
     described: dict[str, FixMatch] = {}
     looked_up: dict[str, FixMatch | None] = {}
     catalog_words = CatalogWords(ctx.catalog)
@@ -717,6 +717,20 @@ def gather(
     by_name = {s.memory.incident: s for s in scored}
     sides = contradiction_sides(incident, ctx.contradictions, members, scored, fix_of)
     overruled, linked, why = _near_sides(sides, ctx.contradictions, members, by_name, fix_of)
+    # A runbook that failed under another side's condition may still be the one written for this
+    # side's manual fix: once the sides are known, the fixes are read again without the failures of
+    # the memories they overrule. (voip: moving a trunk to TCP failed in a NAT drop, then described
+    # the manual fix of the other condition, and stayed barred from it. voip and travel gain an
+    # answer each; nothing else moves on the fourteen histories or the dev variants.)
+    if overruled:
+        narrower = set(stale) | set(failed_before([m for m in own_failures if m.incident not in overruled],
+                                                  ctx.catalog.keys(), proven, fared))
+        if narrower != unusable:
+            unusable = narrower
+            looked_up.clear()
+            described.clear()
+            sides = contradiction_sides(incident, ctx.contradictions, members, scored, fix_of)
+            overruled, linked, why = _near_sides(sides, ctx.contradictions, members, by_name, fix_of)
     reasons += why
     for name, release in sorted(release_failures.items()):
         overruled.add(name)
