@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from recall_operator.domain.thresholds import read_against, reported_values, stated_thresholds
 
@@ -66,3 +70,18 @@ def test_another_unit_or_another_quantity_is_no_reading(page: str) -> None:
 def test_a_long_note_is_read_only_so_far() -> None:
     padding = "words " * 3000
     assert stated_thresholds(padding + "receiver p99 under 1 s") == []
+
+
+PIECES = ["p99", "under", "over", "above", "at least", "about", "~", "1", "0.4", "48,210", "3,900/5m", "t-2044",
+          "07:50", "ms", "s", "%", "of", "tenant", "series", "(", ")", ";", ",", ".", "and", "receiver", "é", "1e9"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map(" ".join),
+       st.lists(st.sampled_from(PIECES), max_size=40).map(" ".join))
+def test_any_note_and_page_read_without_error_and_every_bound_and_value_is_a_finite_number(note: str, page: str) -> None:
+    thresholds, values = stated_thresholds(note), reported_values(page)
+    assert all(math.isfinite(t.bound) and t.quantity for t in thresholds)
+    assert all(math.isfinite(v.value) and v.quantity for v in values)
+    for reading in read_against(thresholds, values):
+        assert reading.threshold.unit == reading.value.unit
+        assert reading.says().count("'") >= 4
