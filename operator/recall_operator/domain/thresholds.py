@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from recall_operator.domain.text import STOPWORDS, stem
@@ -119,34 +120,38 @@ def _quantity(before: str, after: str) -> tuple[frozenset[str], str]:
     return frozenset(stem(w) for w in words if len(w) > 1), " ".join(before.split()[-QUANTITY_WORDS:])
 
 
-def stated_thresholds(text: str) -> list[Threshold]:
-    """Every `<quantity> under/over <number><unit>` the text states."""
+def _numbers(pattern: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], str, frozenset[str], str]]:
+    """Each match of `pattern` in the text read so far, with the clause before it and its quantity (stems, words)."""
     text = text[:READ_TEXT]
     clauses = _Clauses(text)
-    out = []
-    for m in _STATED.finditer(text):
+    for m in pattern.finditer(text):
         before, after = clauses.around(m.start(), m.end())
         quantity, named = _quantity(before, after)
         if quantity:
-            unit, scale = _unit(m.group(3))
-            out.append(Threshold(quantity, m.group(1).lower() in _ABOVE, float(m.group(2).replace(",", "")) * scale,
-                                 unit, f"{named} {m.group(0).strip()}"))
+            yield m, before, quantity, f"{named} {m.group(0).strip()}"
+
+
+def _amount(number: str, unit: str | None) -> tuple[float, str]:
+    kind, scale = _unit(unit)
+    return float(number.replace(",", "")) * scale, kind
+
+
+def stated_thresholds(text: str) -> list[Threshold]:
+    """Every `<quantity> under/over <number><unit>` the text states."""
+    out = []
+    for m, _, quantity, said in _numbers(_STATED, text):
+        bound, unit = _amount(m.group(2), m.group(3))
+        out.append(Threshold(quantity, m.group(1).lower() in _ABOVE, bound, unit, said))
     return out
 
 
 def reported_values(text: str) -> list[Value]:
     """Every number the text reports for a named quantity (not the bounds it states itself: "more than 2%")."""
-    text = text[:READ_TEXT]
-    clauses = _Clauses(text)
     out = []
-    for m in _VALUE.finditer(text):
-        before, after = clauses.around(m.start(), m.end())
-        if _ENDS_WITH_BOUND.search(before):
-            continue
-        quantity, named = _quantity(before, after)
-        if quantity:
-            unit, scale = _unit(m.group(2))
-            out.append(Value(quantity, float(m.group(1).replace(",", "")) * scale, unit, f"{named} {m.group(0).strip()}"))
+    for m, before, quantity, said in _numbers(_VALUE, text):
+        if not _ENDS_WITH_BOUND.search(before):
+            value, unit = _amount(m.group(1), m.group(2))
+            out.append(Value(quantity, value, unit, said))
     return out
 
 
