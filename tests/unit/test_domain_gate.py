@@ -1144,3 +1144,38 @@ def test_a_runbook_that_failed_under_the_other_condition_still_describes_this_si
                          description="every connection of the checkout database pool is taken again")
     pool_rec = assess(exhausted, memories, ctx).recommendation
     assert pool_rec.runbook == POOL.name, pool_rec.reasons
+
+
+# -- a reconciled side acted on only when the incident shows its condition ----------------------
+
+def _surges_and_a_cold_cache():
+    """A cold cache fixed by a purge (more workers failed there), then three warm-cache surges fixed by
+    more workers, and a note that gives each condition in words: a record good enough to act on."""
+    page = {"title": RESIZE_PAGE, "description": "resize queue delay over ten minutes", "symptoms": ["queue-backlog"]}
+    surges = [memory(f"inc-{i}", service="image-resizer", runbook=ADD_WORKERS.name,
+                     resolved_at=T0 + timedelta(days=4 + i), **page) for i in (1, 2, 3)]
+    cold = memory("inc-4", service="image-resizer", resolved_at=T0, runbook=PURGE_CACHE.name,
+                  actions=[(f"run runbook {ADD_WORKERS.name}", "failed"), (f"run runbook {PURGE_CACHE.name}", "succeeded")],
+                  **{**page, "description": "resize queue delay, origin answers slowly, thumbnails missing"})
+    note = ("Both hold. Uploads surging after a campaign send with the origin healthy: add workers "
+            "(resizer-add-workers). A cold or poisoned origin cache, thumbnails missing: purge it "
+            "(resizer-purge-origin-cache).")
+    c = contradiction("resize-backlog", {"inc-1": "more workers drained it", "inc-4": "more workers failed; a purge"},
+                      state="reconciled", topic="resize queue backlog", note=note)
+    records = {ADD_WORKERS.name: RunbookRecord(times_executed=12, times_succeeded=12)}
+    return [*surges, cold], context(catalog=[ADD_WORKERS, PURGE_CACHE], contradictions=[c], records=records)
+
+
+def test_a_reconciled_side_whose_condition_the_page_does_not_show_is_not_acted_on() -> None:
+    memories, ctx = _surges_and_a_cold_cache()
+    bare = incident(service="image-resizer", title=RESIZE_PAGE, description="resize queue delay over ten minutes",
+                    symptoms=["queue-backlog"])
+    rec = assess(bare, memories, ctx).recommendation
+    assert (rec.mode, rec.runbook) == ("advisory", ADD_WORKERS.name), rec.reasons
+    assert rec.actionability == Settings().actionable_bar - 1
+    assert any("a condition this incident shows nothing of" in r for r in rec.reasons), rec.reasons
+    # The same page that says the surge's condition ("campaign", "healthy") may be acted on.
+    said = incident(service="image-resizer", title=RESIZE_PAGE, symptoms=["queue-backlog"],
+                    description="resize queue delay over ten minutes since the campaign send, origin healthy")
+    acted = assess(said, memories, ctx).recommendation
+    assert (acted.mode, acted.runbook) == ("actionable", ADD_WORKERS.name), acted.reasons

@@ -75,11 +75,13 @@ def test_memory_never_chooses_runbooks_worse_than_the_catalog_alone(all_three: l
 
 
 BLIND = ("dispatch", "learning", "build-ci", "payments", "media-parcels", "games", "clinics", "adtech", "voip",
-         "observability", "travel")
+         "observability", "travel", "payroll", "esp")
 # Histories on which memory still chooses runbooks no better than the catalog alone (issue 11's
 # first target): held to the promise as a known failure, so that fixing it is seen.
-# None now: games, the last of them, went above the catalog in session 51 (docs/scoring.md).
-BELOW_THE_CATALOG: dict[str, str] = {}
+BELOW_THE_CATALOG: dict[str, str] = {
+    "payroll": "written blind in session 52: memory 0.662 against the catalog's 0.716; two contradictions whose "
+               "pages look the same on both sides (its note says so) and manual fixes no runbook is found for",
+}
 
 
 @pytest.fixture(scope="module")

@@ -56,6 +56,10 @@ class Side:
     # (recommend.note_readings): the ones that meet them, and the ones that miss them.
     met: tuple[str, ...] = ()
     missed: tuple[str, ...] = ()
+    # The reconciled note gives this side a condition, and this incident shows none of it:
+    # no word of it that the other sides' conditions and the topic lack, no value read against
+    # any side's threshold.
+    unshown: bool = False
 
     @property
     def thresholds_held(self) -> int:

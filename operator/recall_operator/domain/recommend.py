@@ -416,6 +416,7 @@ def contradiction_sides(
     names = {s.memory.incident for s in evidence}
     denied = denied_symptoms(incident.spec)
     values = reported_values(f"{incident.spec.title}; {incident.spec.description}")
+    said = {stem(w) for w in incident_words(incident.spec)}
     out: list[list[Side]] = []
     for c in contradictions:
         if not names.intersection(c.spec.memories):
@@ -436,11 +437,14 @@ def contradiction_sides(
         ]
         conditions = LexicalScorer(documents).relevances(incident_words(incident.spec))
         readings = note_readings(c, [rb for rb, _ in groups], values)
+        shown = condition_shown(c, [rb for rb, _ in groups], said)
+        read_any = any(readings)  # a value read against any side's threshold tells the sides apart
         sides = [
             Side(c.name, rb, tuple(s.memory.incident for s in ms), max(s.similarity for s in ms), round(condition, 3),
                  tuple(sorted({denied[stem(w)] for w in document if stem(w) in denied})),
-                 tuple(r.says() for r in read if r.met), tuple(r.says() for r in read if not r.met))
-            for (rb, ms), condition, document, read in zip(groups, conditions, documents, readings)
+                 tuple(r.says() for r in read if r.met), tuple(r.says() for r in read if not r.met),
+                 unshown=shows is False and not read_any)
+            for (rb, ms), condition, document, read, shows in zip(groups, conditions, documents, readings, shown)
         ]
         newest = {side.runbook: max(by_name[m].memory.resolved_at for m in side.memories) for side in sides}
         close = {sd.runbook for sd in contenders(sides)} if nearest_side_speaks(sides) else set()
@@ -468,6 +472,30 @@ def note_readings(contradiction: Contradiction, runbooks: Sequence[str | None],
         side = note_side(sentence, runbooks)
         if side is not None:
             out[side] += read_against(stated_thresholds(sentence), values)
+    return out
+
+
+def condition_shown(contradiction: Contradiction, runbooks: Sequence[str | None], said: set[str]) -> list[bool | None]:
+    """For each side, whether this incident shows something of the condition the reconciled note gives it:
+    a word (stem) of that side's sentences that no other side's sentence, the topic or the runbook's own
+    name says. None for a side the note gives no sentence, or when nothing is reconciled."""
+    res = contradiction.spec.resolution
+    if res.state != "reconciled":
+        return [None] * len(runbooks)
+    per_side: dict[int, set[str]] = defaultdict(set)
+    for sentence in _SENTENCE.split(res.note[:READ_TEXT]):
+        side = note_side(sentence, runbooks)
+        if side is not None:
+            per_side[side] |= {stem(w) for w in tokens(sentence)}
+    topic = {stem(w) for w in tokens(contradiction.spec.topic)}
+    out: list[bool | None] = []
+    for i, rb in enumerate(runbooks):
+        if i not in per_side:
+            out.append(None)
+            continue
+        others = set().union(*(words for j, words in per_side.items() if j != i))
+        own = per_side[i] - others - topic - {stem(w) for w in tokens((rb or "").replace("-", " "))}
+        out.append(bool(own & said))
     return out
 
 
@@ -819,6 +847,16 @@ def gather(
             score = min(score, CATALOG_CAP)  # a runbook that never ran for this failure has only the catalog's word
         score, why = _after_failures(score, failed)
         reasons.extend(why)
+        for spoken in (ranked_sides[0] for ranked_sides in sides):
+            if spoken.runbook == chosen.runbook and spoken.unshown and score >= settings.actionable_bar:
+                score = settings.actionable_bar - 1
+                reasons.append(
+                    f"contradiction {spoken.contradiction} was reconciled, and its note gives the side of "
+                    f"{', '.join(spoken.memories)} (fixed by {spoken.runbook}) a condition this incident shows nothing "
+                    f"of: no word of it, no value read against a threshold. Which side applies is a guess from "
+                    f"the look of the page, so a person decides (actionability {score})")
+                warnings.append(f"the reconciled note of contradiction {spoken.contradiction} says when "
+                                f"{spoken.runbook} applies, and this incident does not show it: check before acting")
     elif chosen is not None:
         reasons.append(f"{len(chosen.described) or len(voters)} of {len(voters)} independent precedents were resolved by hand")
 
