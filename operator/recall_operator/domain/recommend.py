@@ -464,14 +464,10 @@ def note_readings(contradiction: Contradiction, runbooks: Sequence[str | None],
     Sentences that name no runbook but say one side's fix in words ("add consumers") gained dev3 and clinics
     an answer each, and lost none on the thirteen histories or the dev variants.
     """
-    res = contradiction.spec.resolution
     out: list[list[Reading]] = [[] for _ in runbooks]
-    if res.state != "reconciled" or not values:
-        return out
-    for sentence in _SENTENCE.split(res.note[:READ_TEXT]):
-        side = note_side(sentence, runbooks)
-        if side is not None:
-            out[side] += read_against(stated_thresholds(sentence), values)
+    if values:
+        for side, sentences in note_sentences(contradiction, runbooks).items():
+            out[side] = [r for sentence in sentences for r in read_against(stated_thresholds(sentence), values)]
     return out
 
 
@@ -479,14 +475,8 @@ def condition_shown(contradiction: Contradiction, runbooks: Sequence[str | None]
     """For each side, whether this incident shows something of the condition the reconciled note gives it:
     a word (stem) of that side's sentences that no other side's sentence, the topic or the runbook's own
     name says. None for a side the note gives no sentence, or when nothing is reconciled."""
-    res = contradiction.spec.resolution
-    if res.state != "reconciled":
-        return [None] * len(runbooks)
-    per_side: dict[int, set[str]] = defaultdict(set)
-    for sentence in _SENTENCE.split(res.note[:READ_TEXT]):
-        side = note_side(sentence, runbooks)
-        if side is not None:
-            per_side[side] |= {stem(w) for w in tokens(sentence)}
+    per_side = {side: {stem(w) for w in tokens(" ".join(sentences))}
+                for side, sentences in note_sentences(contradiction, runbooks).items()}
     topic = {stem(w) for w in tokens(contradiction.spec.topic)}
     out: list[bool | None] = []
     for i, rb in enumerate(runbooks):
@@ -496,6 +486,19 @@ def condition_shown(contradiction: Contradiction, runbooks: Sequence[str | None]
         others = set().union(*(words for j, words in per_side.items() if j != i))
         own = per_side[i] - others - topic - {stem(w) for w in tokens((rb or "").replace("-", " "))}
         out.append(bool(own & said))
+    return out
+
+
+def note_sentences(contradiction: Contradiction, runbooks: Sequence[str | None]) -> dict[int, list[str]]:
+    """The sentences of a reconciled note by the side (its index in `runbooks`) each speaks of (`note_side`);
+    none while the contradiction is open."""
+    res = contradiction.spec.resolution
+    out: dict[int, list[str]] = defaultdict(list)
+    if res.state == "reconciled":
+        for sentence in _SENTENCE.split(res.note[:READ_TEXT]):
+            side = note_side(sentence, runbooks)
+            if side is not None:
+                out[side].append(sentence)
     return out
 
 
